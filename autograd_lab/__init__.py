@@ -1,0 +1,69 @@
+"""autograd_lab: reverse-mode automatic differentiation on NumPy, the way PyTorch does it.
+
+``import autograd_lab as al`` reads like ``import torch``: ``al.tensor``, ``requires_grad``,
+``grad_fn``, ``backward()``, ``al.no_grad()``, ``al.autograd.grad``...
+"""
+
+from __future__ import annotations
+
+from . import autograd, backend, ops  # noqa: F401  (ops binds Tensor methods)
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                                 set_grad_enabled)
+from .backend import (bool_, device, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+                      promote_types, set_default_dtype, uint8)
+from .creation import (Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                       get_rng_state, initial_seed, linspace, manual_seed, normal, ones, ones_like, rand, rand_like,
+                       randint, randint_like, randn, randn_like, randperm, seed, set_rng_state, tensor, zeros,
+                       zeros_like)
+from .ops.indexing import getitem as _getitem  # noqa: F401
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.pointwise import (abs, add, ceil, clamp, clamp_max, clamp_min, clip, clone, cos, div, eq, exp, floor,
+                            floor_divide, ge, gt, isfinite, isinf, isnan, le, log, log1p, logical_and, logical_not,
+                            logical_or, logical_xor, lt, maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
+                            remainder, round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tan, tanh, trunc, where)
+from .ops.reductions import (all, amax, amin, any, argmax, argmin, gather, logsumexp, max, mean, min, norm, prod,
+                             scatter_add, std, sum, var)
+from .ops.shape import (broadcast_to, cat, chunk, concat, concatenate, diagonal, flatten, flip, movedim,
+                        narrow, permute, reshape, select, split, squeeze, stack, swapaxes, t,
+                        transpose, unbind, unflatten, unsqueeze)
+from .tensor import Size, Tensor
+
+bool = bool_  # noqa: A001 - al.bool, as torch.bool
+float = float32  # noqa: A001 - al.float, as torch.float
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+
+multiply, subtract, divide, negative = mul, sub, div, neg
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+clamp_, true_divide = clamp, div
+result_type = backend.result_type
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is an autograd_lab Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    return input.equal(other)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return input.allclose(other, rtol=rtol, atol=atol, equal_nan=equal_nan)

@@ -1,0 +1,96 @@
+"""``repr`` of tensors, laid out as PyTorch prints them, so learners see familiar output.
+
+Floats print with 4 decimals (``0.1000``), as ``1.`` when every value is whole, and in scientific
+notation when magnitudes span more than 1000x, exceed 1e8 or fall below 1e-4. Large tensors are
+summarised with ``...``; lines wrap at 80 characters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import backend
+
+LINE_WIDTH = 80
+THRESHOLD = 1000
+EDGE_ITEMS = 3
+PRECISION = 4
+
+
+def _float_formatter(values: np.ndarray):
+    finite = values[np.isfinite(values)]
+    nonzero = np.abs(finite[finite != 0])
+    int_mode = bool(np.all(finite == np.ceil(finite))) if finite.size else True
+    sci_mode = False
+    if nonzero.size:
+        low, high = float(nonzero.min()), float(nonzero.max())
+        ratio_large = high / low > 1000.0 or high > 1.0e8
+        sci_mode = ratio_large if int_mode else (ratio_large or low < 1.0e-4)
+
+    def fmt(v: float) -> str:
+        if not np.isfinite(v):
+            return str(float(v))  # nan, inf, -inf
+        if sci_mode:
+            return f"{v:.{PRECISION}e}"
+        if int_mode:
+            return f"{v:.0f}."
+        return f"{v:.{PRECISION}f}"
+
+    return fmt
+
+
+def _formatter(values: np.ndarray):
+    kind = values.dtype.kind
+    if kind == "f":
+        base = _float_formatter(values.astype(np.float64))
+    elif kind == "b":
+        base = str
+    else:
+        base = lambda v: str(int(v))  # noqa: E731
+    shown = _summarised(values)
+    width = max((len(base(v)) for v in shown.ravel()), default=1)
+    return lambda v: base(v).rjust(width)
+
+
+def _summarised(values: np.ndarray) -> np.ndarray:
+    """The elements that will actually be printed (edges only for large tensors)."""
+    if values.size <= THRESHOLD:
+        return values
+    for axis in range(values.ndim):
+        if values.shape[axis] > 2 * EDGE_ITEMS:
+            head = np.take(values, range(EDGE_ITEMS), axis=axis)
+            tail = np.take(values, range(values.shape[axis] - EDGE_ITEMS, values.shape[axis]), axis=axis)
+            values = np.concatenate([head, tail], axis=axis)
+    return values
+
+
+def format_array(values: np.ndarray, prefix: str) -> str:
+    """The bracketed body of a tensor's repr (without ``tensor(`` and the suffixes)."""
+    if values.size == 0:
+        return "[]"
+    if values.ndim == 0:
+        return _formatter(values.reshape(1))(values.item())
+    return np.array2string(
+        values, max_line_width=LINE_WIDTH, precision=PRECISION, separator=", ", prefix=prefix,
+        formatter={"all": _formatter(values)}, threshold=THRESHOLD, edgeitems=EDGE_ITEMS,
+    )
+
+
+def format_tensor(tensor, prefix: str = "tensor(") -> str:
+    data = tensor._data
+    host = data if type(data) is np.ndarray else data.get()
+    body = format_array(host, prefix)
+    suffixes = []
+    if host.size == 0 and host.shape != (0,):
+        suffixes.append(f"size={tuple(host.shape)}")
+    dev = tensor.device
+    if dev.type != "cpu":
+        suffixes.append(f"device='{dev}'")
+    dt = backend.from_np(host.dtype)
+    if dt not in (backend.get_default_dtype(), backend.int64, backend.bool_):
+        suffixes.append(f"dtype={dt!r}")
+    if tensor._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
+    elif tensor._requires_grad:
+        suffixes.append("requires_grad=True")
+    return prefix + body + "".join(", " + s for s in suffixes) + ")"

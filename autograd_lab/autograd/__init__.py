@@ -1,0 +1,162 @@
+"""``autograd_lab.autograd``: ``backward``, ``grad``, grad modes, graph introspection, anomaly mode.
+
+Both ``backward`` and ``grad`` drain the one engine generator (:mod:`.engine`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+from . import graph
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .engine import BackwardStep, backward_steps, run_to_end
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+
+__all__ = ["backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "BackwardStep", "backward_steps", "prepare_backward", "gradcheck", "gradgradcheck",
+           "GradcheckError"]
+
+
+def _as_tuple(value, what: str) -> tuple:
+    from ..tensor import Tensor
+    if isinstance(value, Tensor):
+        return (value,)
+    if value is None:
+        return ()
+    if isinstance(value, Sequence):
+        return tuple(value)
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
+
+
+def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
+    """The seed gradients: ones for scalar outputs when none are given, else checked user tensors."""
+    from ..creation import ones_like
+    from ..tensor import Tensor
+    if grad_outputs and len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs: got {len(grad_outputs)} gradients for "
+            f"{len(outputs)} outputs (give one gradient, or None, per output)"
+        )
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs else None
+        if g is None:
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError(
+                    "grad can be implicitly created only for scalar outputs. "
+                    f"[autograd_lab] output {i} has shape {tuple(out.shape)}; pass gradient= (a tensor of that "
+                    "shape, e.g. al.ones_like(out)) or reduce it first (out.sum())."
+                )
+            if not out.is_floating_point():
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
+            grads.append(ones_like(out))
+            continue
+        if not isinstance(g, Tensor):
+            from ..creation import tensor as make_tensor
+            g = make_tensor(g, dtype=out.dtype)
+        if g.shape != out.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of "
+                f"{out.shape!r}."
+            )
+        if g.dtype is not out.dtype and g.is_floating_point():
+            g = g.to(out.dtype)
+        grads.append(g)
+    return grads
+
+
+def _check_roots(outputs: tuple) -> None:
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn. "
+                "[autograd_lab] Set requires_grad=True on the leaf tensors you want gradients for, before "
+                "computing with them (and not inside al.no_grad())."
+            )
+
+
+def prepare_backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False, inputs=None,
+                     accumulate=True, trace=False):
+    """Check arguments as ``backward`` does and return the engine's step generator (used by the stepper)."""
+    outputs = _as_tuple(tensors, "tensors")
+    _check_roots(outputs)
+    grads = _make_grads(outputs, _as_tuple(grad_tensors, "grad_tensors") if grad_tensors is not None else ())
+    if retain_graph is None:
+        retain_graph = create_graph
+    input_list = None
+    if inputs is not None:
+        input_list = _as_tuple(inputs, "inputs")
+        if not input_list:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in input_list:
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return backward_steps(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
+                          inputs=input_list, accumulate=accumulate, trace=trace)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None) -> None:
+    """Accumulate into ``.grad`` of the graph's leaves the gradients of ``tensors``.
+
+    ``grad_tensors`` (one per tensor; ``None`` for scalars) seeds the vector-Jacobian product.
+    ``retain_graph`` keeps saved tensors for another backward (defaults to ``create_graph``);
+    ``create_graph`` records the backward itself for higher-order derivatives; ``inputs``
+    restricts accumulation to those tensors.
+    """
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning, stacklevel=2)
+        grad_tensors = grad_variables if grad_tensors is None else grad_tensors
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+            "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+            "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
+            "your parameters to None after use to break the cycle and avoid the leak.", UserWarning, stacklevel=2)
+    run_to_end(prepare_backward(tensors, grad_tensors, retain_graph=retain_graph, create_graph=create_graph,
+                                inputs=inputs))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is left alone)."""
+    from ..creation import zeros_like
+    if is_grads_batched:
+        raise RuntimeError("is_grads_batched=True is not supported by autograd_lab (it needs vmap): call grad once "
+                           "per row of the batched grad_outputs instead")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _as_tuple(outputs, "outputs")
+    ins = _as_tuple(inputs, "inputs")
+    if not ins:
+        raise RuntimeError("grad requires at least one input tensor (got an empty inputs sequence)")
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _check_roots(outs)
+    grads = _make_grads(outs, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else ())
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = run_to_end(backward_steps(outs, grads, retain_graph=retain_graph, create_graph=create_graph,
+                                         inputs=ins, accumulate=False))
+    result = []
+    for i, (g, t) in enumerate(zip(captured, ins)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    f"allow_unused=True if this is the desired behavior. [autograd_lab] input {i} (shape "
+                    f"{tuple(t.shape)}) is not reachable from the outputs' grad_fn graph."
+                )
+            g = zeros_like(t) if materialize_grads else None
+        elif not create_graph:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)

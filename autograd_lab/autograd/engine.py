@@ -1,0 +1,311 @@
+"""The backward engine: one iterative traversal of the ``grad_fn`` graph, written as a generator.
+
+``backward_steps`` yields a :class:`BackwardStep` after each node it runs. ``Tensor.backward``,
+``autograd.backward`` and ``autograd.grad`` drain it; the lab's stepper pulls it one step at a time.
+There is no recursion anywhere: a chain of a million operations is walked with explicit stacks.
+
+The order follows PyTorch's CPU engine:
+
+1. Discover every node reachable from the roots and count, for each, the edges that reach it.
+2. A node is *ready* once gradients from all those edges have arrived (summed in its input buffer).
+   Among ready nodes, the most recently created runs first (highest sequence number); leaves'
+   ``AccumulateGrad`` nodes run as soon as they are ready.
+3. Running a node: tensor hooks on its outputs (then ``retain_grad``'s, always last), node
+   pre-hooks, the backward formula, node post-hooks; then its saved tensors are freed unless
+   ``retain_graph``. Each gradient it produced is checked against the input it belongs to (summed
+   down if it was broadcast, cast to the input's dtype) and sent along the edge.
+4. ``AccumulateGrad`` adds into ``.grad`` (in place once ``.grad`` holds a buffer of its own), then
+   runs post-accumulate-grad hooks.
+
+With ``inputs``, only the nodes on a path from the roots to those inputs run. ``autograd.grad``
+captures the gradients arriving at the inputs instead of accumulating them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from ..backend import from_np
+from . import anomaly as _anomaly
+from . import grad_mode as _gm
+from .graph import AccumulateGrad, gradient_edge
+
+__all__ = ["BackwardStep", "backward_steps", "run_to_end"]
+
+
+class BackwardStep:
+    """What one node did during backward (the unit the stepper shows).
+
+    Attributes: ``index`` (0, 1, ...), ``node``, ``grad_outputs`` (gradients flowing into the node,
+    after hooks), ``grad_inputs`` (gradients it sent to its inputs, one per ``next_functions``
+    entry), ``hooks_fired`` (``(kind, hook)`` pairs, kind in ``tensor``, ``prehook``, ``hook``,
+    ``post_accumulate``), ``accumulated`` (for ``AccumulateGrad``: ``(leaf, grad_before, grad_after)``;
+    ``grad_before`` is only recorded when tracing), ``freed`` (names of saved tensors released),
+    ``captured`` (indices of ``inputs`` whose gradient was taken here) and ``executed`` (False for a
+    node whose gradient was only captured).
+    """
+
+    __slots__ = ("index", "node", "grad_outputs", "grad_inputs", "hooks_fired", "accumulated", "freed",
+                 "captured", "executed")
+
+    def __init__(self, index: int, node) -> None:
+        self.index = index
+        self.node = node
+        self.grad_outputs = ()
+        self.grad_inputs = ()
+        self.hooks_fired: list = []
+        self.accumulated = None
+        self.freed: list[str] = []
+        self.captured: list[int] = []
+        self.executed = True
+
+    def __repr__(self) -> str:
+        return f"<BackwardStep {self.index}: {self.node.name()}>"
+
+
+def run_to_end(steps):
+    """Drain a step generator and return its result (the captured gradients)."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def _discover(root_nodes):
+    """Every node reachable from the roots, with the parents of each (explicit stack, no recursion)."""
+    parents: dict = {node: [] for node in root_nodes}
+    stack = list(parents)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            if child not in parents:
+                parents[child] = []
+                stack.append(child)
+            parents[child].append(node)
+    return parents
+
+
+def _needed_nodes(parents, target_nodes):
+    """Nodes on a path from a root to one of ``target_nodes`` (walked upwards through ``parents``)."""
+    needed = set()
+    stack = [n for n in target_nodes if n in parents]
+    while stack:
+        node = stack.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        stack.extend(parents[node])
+    return needed
+
+
+def _sum_to_shape(grad, shape, node, index):
+    """Undo broadcasting: sum ``grad`` down to ``shape`` (the one place that does this)."""
+    gshape = grad._data.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, gshape[lead:])):
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index} - got {list(gshape)} but "
+            f"expected shape compatible with {list(shape)}"
+        )
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    if lead:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def _validate(node, grad_inputs):
+    """Check what a node returned: one gradient per input, each shaped and typed like that input."""
+    edges = node.next_functions
+    if len(grad_inputs) != len(edges):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected {len(edges)}, "
+            f"got {len(grad_inputs)})"
+        )
+    checked = list(grad_inputs)
+    for i, (grad, (child, nr)) in enumerate(zip(grad_inputs, edges)):
+        if grad is None or child is None:
+            continue
+        if not hasattr(grad, "_data"):
+            raise TypeError(
+                f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {i}; "
+                "expected a Tensor or None"
+            )
+        shape, dtype = child._output_meta[nr]
+        if grad._data.shape != tuple(shape):
+            grad = _sum_to_shape(grad, shape, node, i)
+        if grad._data.dtype != dtype:
+            grad = grad.to(from_np(dtype))
+        checked[i] = grad
+    return checked
+
+
+def _accumulate(leaf, grad, create_graph: bool, trace: bool):
+    """``leaf.grad += grad``, as PyTorch's AccumulateGrad does it; returns (before, after)."""
+    before = None
+    old = leaf._grad
+    if trace and old is not None:
+        before = old.detach().clone()
+    if old is None:
+        leaf._grad = grad if create_graph else grad.detach()
+        leaf._grad_owned = False  # may alias a buffer someone else holds: never update it in place
+    elif create_graph or old.requires_grad or grad.requires_grad or not leaf._grad_owned:
+        leaf._grad = old + grad
+        leaf._grad_owned = not create_graph
+    else:
+        old._data += grad._data  # in place, so references to .grad see the accumulation
+        old._vc.bump("AccumulateGrad")
+    return before, leaf._grad
+
+
+def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_graph: bool = False,
+                   inputs=None, accumulate: bool = True, trace: bool = False):
+    """Run backward from ``roots`` (tensors) seeded with ``grad_roots``, yielding a step per node.
+
+    ``inputs``: restrict the work to the paths reaching these tensors. ``accumulate``: add into
+    ``.grad`` (``backward``) or only capture the gradients of ``inputs`` (``grad``). The generator's
+    return value is the list of captured gradients, one per input (``None`` where none arrived).
+    ``trace`` also records each leaf's ``.grad`` before accumulation (the stepper shows it).
+    """
+    root_edges = [gradient_edge(t) for t in roots]
+    input_edges = [gradient_edge(t) for t in inputs] if inputs is not None else []
+    captured = [None] * len(input_edges)
+    parents = _discover([node for node, _ in root_edges])
+
+    # Which nodes run, and which input gradients are taken where.
+    capture_at: dict = {}
+    for slot, (node, nr) in enumerate(input_edges):
+        capture_at.setdefault(node, []).append((nr, slot, inputs[slot]))
+    if inputs is None:
+        needed = None
+        executes = None
+    else:
+        needed = _needed_nodes(parents, capture_at)
+        executes = {n for n in needed if any(c in needed for c, _ in n.next_functions if c is not None)}
+        if accumulate:
+            executes.update(n for n in capture_at if isinstance(n, AccumulateGrad))
+
+    dependencies: dict = {}
+    for node, node_parents in parents.items():
+        if needed is None or node in needed:
+            dependencies[node] = sum(1 for p in node_parents if needed is None or p in needed)
+
+    buffers: dict = {}
+    for (node, nr), grad in zip(root_edges, grad_roots):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * len(node._output_meta)
+        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+
+    tie = itertools.count()
+    ready: list = []
+    for node in buffers:
+        if dependencies.get(node, 0) == 0 and (needed is None or node in needed):
+            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+
+    for index in itertools.count():
+        if not ready:
+            break
+        node = heapq.heappop(ready)[2]
+        grads = buffers.pop(node)
+        step = BackwardStep(index, node)
+        previous_mode = _gm._state.grad_enabled
+        _gm._state.grad_enabled = create_graph
+        try:
+            _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph,
+                      create_graph, trace)
+        finally:
+            _gm._state.grad_enabled = previous_mode
+
+        for grad, (child, nr) in zip(step.grad_inputs, node.next_functions):
+            if child is None or (needed is not None and child not in needed):
+                continue
+            buf = buffers.get(child)
+            if buf is None:
+                buf = buffers[child] = [None] * len(child._output_meta)
+            if grad is not None:
+                if buf[nr] is None:
+                    buf[nr] = grad
+                else:
+                    _gm._state.grad_enabled = create_graph
+                    try:
+                        buf[nr] = buf[nr] + grad
+                    finally:
+                        _gm._state.grad_enabled = previous_mode
+            dependencies[child] -= 1
+            if dependencies[child] == 0:
+                heapq.heappush(ready, (-child._sequence_nr, next(tie), child))
+        yield step
+    return captured
+
+
+def _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph, create_graph, trace):
+    is_leaf_node = node.__class__ is AccumulateGrad
+    if node._extras is not None or is_leaf_node:
+        for nr, grad in enumerate(grads):
+            if grad is None:
+                continue
+            for hook in node._tensor_hooks_for(nr):
+                result = hook(grad)
+                step.hooks_fired.append(("tensor", hook))
+                if result is not None:
+                    grad = result
+            grads[nr] = grad
+    step.grad_outputs = tuple(grads)
+
+    if node in capture_at:
+        for nr, slot, tensor in capture_at[node]:
+            captured[slot] = grads[nr]
+            step.captured.append(slot)
+            if accumulate and not is_leaf_node and grads[nr] is not None:
+                _accumulate(tensor, grads[nr], create_graph, trace)
+    if executes is not None and node not in executes:
+        step.executed = False
+        return
+
+    extras = node._extras
+    if extras is not None and extras.pre_hooks:
+        for hook in list(extras.pre_hooks.values()):
+            result = hook(tuple(grads))
+            step.hooks_fired.append(("prehook", hook))
+            if result is not None:
+                grads = list(result)
+        step.grad_outputs = tuple(grads)
+
+    if is_leaf_node:
+        leaf = node.variable
+        if grads[0] is not None and accumulate:
+            before, after = _accumulate(leaf, grads[0], create_graph, trace)
+            step.accumulated = (leaf, before, after)
+            if leaf._post_acc_hooks:
+                for hook in list(leaf._post_acc_hooks.values()):
+                    hook(leaf)
+                    step.hooks_fired.append(("post_accumulate", hook))
+        grad_inputs = []
+    elif all(g is None for g in grads):
+        grad_inputs = [None] * len(node.next_functions)
+    else:
+        try:
+            grad_inputs = _validate(node, node._backward(tuple(grads)))
+            if _anomaly._state.enabled and _anomaly._state.check_nan:
+                _anomaly.check_nan(node, grad_inputs)
+        except Exception as exc:
+            if _anomaly._state.enabled:
+                _anomaly.annotate_error(exc, node)
+            raise
+
+    if extras is not None and extras.post_hooks:
+        for hook in list(extras.post_hooks.values()):
+            result = hook(tuple(grad_inputs), tuple(grads))
+            step.hooks_fired.append(("hook", hook))
+            if result is not None:
+                grad_inputs = _validate(node, tuple(result))
+    step.grad_inputs = tuple(grad_inputs)
+
+    if not retain_graph and node._saved:
+        step.freed = node._release_saved()

@@ -1,0 +1,136 @@
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Each is a context manager and a decorator, and the state is per thread, as in PyTorch: turning
+gradients off in one thread never changes what another thread records.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+class _ModeState(threading.local):
+    grad_enabled = True
+    inference = False
+
+
+_state = _ModeState()
+
+
+def is_grad_enabled() -> bool:
+    """True when new operations are recorded for backward."""
+    return _state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
+    return _state.inference
+
+
+class _Mode:
+    """Base of the grad-mode context managers; subclasses set ``_enter`` and ``_exit``."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError(f"{type(self).__name__} decorates functions, not classes")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    with self.clone():
+                        response = gen.send(request)
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+    def __enter__(self):
+        self._saved = (_state.grad_enabled, _state.inference)
+        self._enter()
+        return None
+
+    def __exit__(self, *exc) -> None:
+        _state.grad_enabled, _state.inference = self._saved
+
+
+class no_grad(_Mode):
+    """Context manager and decorator: operations inside are not recorded and save nothing.
+
+    Tensors computed inside have ``requires_grad=False``. Optimizers update parameters in place
+    under ``no_grad``, which is why that is allowed on leaves there.
+    """
+
+    def _enter(self):
+        _state.grad_enabled = False
+
+
+class enable_grad(_Mode):
+    """Context manager and decorator that turns recording back on inside ``no_grad``."""
+
+    def _enter(self):
+        _state.grad_enabled = True
+
+
+class set_grad_enabled(_Mode):
+    """Turn recording on or off: as a function call, a context manager or a decorator.
+
+    Called as a plain function (``al.set_grad_enabled(False)``) it switches the mode at once, as
+    PyTorch's does; used in ``with`` it restores the previous mode on exit.
+    """
+
+    def __init__(self, mode: bool):
+        self.mode = bool(mode)
+        self._previous = (_state.grad_enabled, _state.inference)
+        _state.grad_enabled = self.mode
+
+    def clone(self):
+        current = _state.grad_enabled
+        clone = set_grad_enabled(self.mode)
+        _state.grad_enabled = current
+        return clone
+
+    def __enter__(self):
+        self._saved = self._previous
+        _state.grad_enabled = self.mode
+
+    def _enter(self):  # pragma: no cover - __enter__ is overridden
+        _state.grad_enabled = self.mode
+
+
+class inference_mode(_Mode):
+    """Like ``no_grad``, and stricter: tensors made inside are *inference tensors*.
+
+    They have no version counter and can never be saved for backward later, which lets the library
+    skip that bookkeeping. ``inference_mode(False)`` turns inference mode off (and gradients on)
+    inside an enclosing ``inference_mode()``, as PyTorch's does.
+    """
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+
+    def clone(self):
+        return inference_mode(self.mode)
+
+    def _enter(self):
+        _state.grad_enabled = not self.mode
+        _state.inference = self.mode

@@ -1,0 +1,215 @@
+"""The backward graph: nodes (``grad_fn``), their edges, hooks, and ``AccumulateGrad`` for leaves.
+
+A node is made by every recorded operation. ``next_functions`` holds one edge per input of that
+operation, ``(node, output_nr)``, pointing at the node that produced the input (``None`` for an input
+that does not require grad). Leaves that require grad are reached through their ``AccumulateGrad``
+node, whose ``variable`` is the leaf itself. Nodes never point forward, so the graph has no cycles.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from .saved import SavedTensor
+
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "gradient_edge", "saved_tensors_hooks",
+           "disable_saved_tensors_hooks"]
+
+from .saved import disable_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402  (re-exported)
+
+_sequence = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``: ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self._hooks = hooks
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def _add_hook(hooks: dict, fn) -> RemovableHandle:
+    if not callable(fn):
+        raise TypeError(f"a hook must be callable, got {type(fn).__name__}")
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class _NodeExtras:
+    """What few nodes have: hooks, user metadata, the forward traceback of anomaly mode."""
+
+    __slots__ = ("pre_hooks", "post_hooks", "tensor_pre_hooks", "retain_grad_hooks", "metadata",
+                 "anomaly_trace")
+
+    def __init__(self) -> None:
+        self.pre_hooks: dict = {}
+        self.post_hooks: dict = {}
+        self.tensor_pre_hooks: dict = {}  # output_nr -> {handle id: fn}
+        self.retain_grad_hooks: dict = {}  # output_nr -> fn
+        self.metadata: dict = {}
+        self.anomaly_trace: str | None = None
+
+
+class Node:
+    """A node of the backward graph: one recorded operation (``grad_fn`` of its outputs).
+
+    Subclasses define how gradients flow back (``_backward``). Public introspection mirrors
+    PyTorch's ``torch.autograd.graph.Node``: ``name()``, ``next_functions``, ``metadata``,
+    ``register_hook``, ``register_prehook``, and the saved values as ``_saved_<name>`` attributes
+    (``_raw_saved_<name>`` gives the ``SavedTensor`` record itself).
+    """
+
+    __slots__ = ("next_functions", "_saved", "_output_meta", "_sequence_nr", "_extras", "_released",
+                 "__weakref__")
+
+    # Names of what ``_saved`` holds, in order (set per subclass).
+    saves: tuple[str, ...] = ()
+
+    def __init__(self, next_functions=(), output_meta=()) -> None:
+        self.next_functions = tuple(next_functions)
+        self._output_meta = tuple(output_meta)
+        self._saved = ()
+        self._sequence_nr = next(_sequence)
+        self._extras = None
+        self._released = False
+
+    def name(self) -> str:
+        """The node's name, as PyTorch spells it (``MulBackward0``...)."""
+        return type(self).__name__
+
+    def _get_extras(self) -> _NodeExtras:
+        if self._extras is None:
+            self._extras = _NodeExtras()
+        return self._extras
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for your own annotations (the lab shows it)."""
+        return self._get_extras().metadata
+
+    # -- hooks --------------------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node computed its gradients.
+
+        ``grad_inputs`` are the gradients this node produced for its inputs; ``fn`` may return a
+        tuple to replace them.
+        """
+        return _add_hook(self._get_extras().post_hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """Run ``fn(grad_outputs)`` before this node runs; it may return a tuple to replace them."""
+        return _add_hook(self._get_extras().pre_hooks, fn)
+
+    def _register_tensor_prehook(self, output_nr: int, fn) -> RemovableHandle:
+        """A hook of the tensor that is this node's output ``output_nr`` (``Tensor.register_hook``)."""
+        return _add_hook(self._get_extras().tensor_pre_hooks.setdefault(output_nr, {}), fn)
+
+    def _tensor_hooks_for(self, output_nr: int) -> list:
+        """Tensor hooks on output ``output_nr``, then its retain_grad hook (always last, as in PyTorch)."""
+        extras = self._extras
+        if extras is None:
+            return []
+        hooks = list(extras.tensor_pre_hooks.get(output_nr, {}).values())
+        if output_nr in extras.retain_grad_hooks:
+            hooks.append(extras.retain_grad_hooks[output_nr])
+        return hooks
+
+    # -- saved values -------------------------------------------------------------------------
+    def __getattr__(self, attr: str):
+        # Only called when normal lookup fails: maps _saved_<name> / _raw_saved_<name> to records.
+        for prefix, raw in (("_raw_saved_", True), ("_saved_", False)):
+            if attr.startswith(prefix):
+                name = attr[len(prefix):]
+                saves = type(self).saves
+                if name in saves:
+                    return self._get_saved(saves.index(name), raw)
+                break
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def _get_saved(self, index: int, raw: bool = False):
+        value = self._saved[index]
+        if isinstance(value, SavedTensor):
+            return value if raw else value.unpack(self)
+        if raw:
+            raise AttributeError(f"'{self.saves[index]}' of {self.name()} is not a saved tensor")
+        return self._present_saved(index, value)
+
+    def _present_saved(self, index: int, value):
+        """How a non-tensor saved value reads through ``_saved_<name>`` (subclasses may wrap scalars)."""
+        return value
+
+    def _unpack_saved(self) -> tuple:
+        """All saved values, tensors unpacked and version-checked, in ``saves`` order."""
+        return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v for v in self._saved)
+
+    def _release_saved(self) -> list[str]:
+        """Free saved tensors after backward; returns the names that were freed."""
+        freed = []
+        for name, value in zip(self.saves, self._saved):
+            if isinstance(value, SavedTensor) and not value._released:
+                value.release()
+                freed.append(name)
+        self._released = True
+        return freed
+
+    # -- computing ----------------------------------------------------------------------------
+    def _backward(self, grad_outputs: tuple) -> tuple:
+        raise NotImplementedError(f"{self.name()} does not define how gradients flow back")
+
+    def __call__(self, *grad_outputs):
+        """Apply this node's backward formula to ``grad_outputs`` (no hooks, no graph traversal)."""
+        return self._backward(tuple(grad_outputs))
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The node that adds an incoming gradient into a leaf's ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        super().__init__((), ((variable._data.shape, variable._data.dtype),))
+        self.variable = variable
+        self._sequence_nr = float("inf")  # runs as soon as it is ready, as in PyTorch
+
+    def _tensor_hooks_for(self, output_nr: int) -> list:
+        hooks = self.variable._backward_hooks
+        return list(hooks.values()) if hooks else []
+
+    def _backward(self, grad_outputs: tuple) -> tuple:
+        return ()
+
+
+def gradient_edge(tensor):
+    """The edge through which a gradient for ``tensor`` enters the graph: ``(node, output_nr)``."""
+    if tensor._grad_fn is not None:
+        return (tensor._grad_fn, tensor._output_nr)
+    if tensor._requires_grad:
+        return (grad_accumulator(tensor), 0)
+    return (None, 0)
+
+
+def grad_accumulator(leaf) -> AccumulateGrad:
+    """The leaf's ``AccumulateGrad`` node; shared by every op that uses the leaf while a graph holds it."""
+    ref = leaf._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(node)
+    return node

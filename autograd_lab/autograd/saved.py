@@ -1,0 +1,180 @@
+"""Saved tensors: what a node keeps for its backward, recorded with the version it had when saved.
+
+A ``SavedTensor`` is a record, not a bare reference. It holds:
+
+* the value (or whatever a pack hook returned for it),
+* ``saved_version``: the tensor's version counter when it was saved,
+* ``is_output``: whether it is the node's own output. An output is kept as its data and version
+  counter only, never as the tensor object, because the tensor points to the node (``grad_fn``):
+  keeping it would make a reference cycle. Unpacking an output rebuilds an equal tensor whose
+  ``grad_fn`` is the node again (so ``y.grad_fn._saved_result`` equals ``y`` but is not ``y``).
+
+Unpacking checks the version and raises PyTorch's error when an in-place operation changed the
+tensor after it was saved, naming the op that saved it and the in-place op that changed it.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+__all__ = ["VersionCounter", "SavedTensor", "saved_tensors_hooks", "disable_saved_tensors_hooks"]
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+_Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this module)
+
+
+class VersionCounter:
+    """Counts in-place modifications of a tensor's storage; views share their base's counter.
+
+    ``last_op`` names the in-place operation that bumped it last, for error messages.
+    """
+
+    __slots__ = ("value", "last_op")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.last_op = None
+
+    def bump(self, op_name: str) -> None:
+        self.value += 1
+        self.last_op = op_name
+
+    def __repr__(self) -> str:
+        return f"VersionCounter({self.value})"
+
+
+class _HookState(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[tuple] = []
+        self.disabled_message: str | None = None
+
+
+_hooks = _HookState()
+
+
+class SavedTensor:
+    """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc."""
+
+    __slots__ = ("_tensor", "_data", "_version_counter", "saved_version", "is_output", "output_nr",
+                 "_requires_grad", "_packed", "_unpack_hook", "_released", "_name")
+
+    def __init__(self, tensor, is_output: bool, name: str):
+        if tensor._is_inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make a clone to "
+                f"get a normal tensor and use it in autograd. (the op saving it as '{name}' was given a "
+                "tensor created under al.inference_mode())"
+            )
+        self._name = name
+        self.is_output = is_output
+        self._version_counter = tensor._vc
+        self.saved_version = tensor._vc.value
+        self.output_nr = tensor._output_nr
+        self._requires_grad = tensor.requires_grad
+        self._released = False
+        self._unpack_hook = None
+        self._packed = None
+        if _hooks.stack:
+            if _hooks.disabled_message is not None:
+                raise RuntimeError(_hooks.disabled_message)
+            pack, self._unpack_hook = _hooks.stack[-1]
+            self._tensor = self._data = None
+            self._packed = pack(tensor if not is_output else tensor.detach())
+        elif is_output:
+            self._tensor = None
+            self._data = tensor._data
+        else:
+            self._tensor = tensor
+            self._data = None
+
+    def unpack(self, node):
+        """The saved tensor, after checking that no in-place op changed it since it was saved."""
+        if self._released:
+            raise RuntimeError(FREED_MESSAGE)
+        current = self._version_counter.value
+        if current != self.saved_version:
+            raise RuntimeError(self._version_error(node, current))
+        if self._unpack_hook is not None:
+            value = self._unpack_hook(self._packed)
+            if not hasattr(value, "_data"):
+                raise TypeError(
+                    f"the unpack hook of saved_tensors_hooks returned {type(value).__name__}, expected a "
+                    f"Tensor (while unpacking '{self._name}' of {node.name()})"
+                )
+            if self.is_output and value.grad_fn is None and self._requires_grad:
+                value = _Tensor._make(value._data, grad_fn=node, output_nr=self.output_nr)
+            return value
+        if self.is_output:
+            return _Tensor._make(self._data, grad_fn=node, output_nr=self.output_nr,
+                                 version_counter=self._version_counter)
+        return self._tensor
+
+    def release(self) -> None:
+        """Drop the saved value (after a backward without ``retain_graph``)."""
+        self._tensor = self._data = self._packed = None
+        self._released = True
+
+    def _version_error(self, node, current: int) -> str:
+        shape = list(self._shape_for_message())
+        kind = f"[al.{self._legacy_type_name()} {shape}]"
+        where = f", which is output {self.output_nr} of {node.name()}," if self.is_output else ""
+        culprit = self._version_counter.last_op
+        return (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: {kind}{where} is at version {current}; expected version {self.saved_version} "
+            "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with al.autograd.set_detect_anomaly(True).\n"
+            f"[autograd_lab] It was saved as '{self._name}' by {node.name()}"
+            + (f" and later modified in place by {culprit}" if culprit else "")
+            + ". Use an out-of-place op (e.g. x = x * 2 instead of x *= 2) or .clone() the tensor "
+            "before modifying it."
+        )
+
+    def _source(self):
+        if self._tensor is not None:
+            return self._tensor._data
+        return self._data
+
+    def _shape_for_message(self):
+        data = self._source()
+        return () if data is None else data.shape
+
+    def _legacy_type_name(self) -> str:
+        from ..backend import from_np
+        data = self._source()
+        return "Tensor" if data is None else from_np(data.dtype)._legacy_name
+
+    def __repr__(self) -> str:
+        state = "freed" if self._released else f"saved at version {self.saved_version}"
+        return f"<SavedTensor '{self._name}' ({'output' if self.is_output else 'input'}, {state})>"
+
+
+@contextmanager
+def saved_tensors_hooks(pack_hook, unpack_hook):
+    """Within this context, every tensor saved for backward goes through ``pack_hook`` and is
+    restored by ``unpack_hook`` when backward needs it (nestable, per thread)."""
+    if _hooks.disabled_message is not None:
+        raise RuntimeError(_hooks.disabled_message)
+    _hooks.stack.append((pack_hook, unpack_hook))
+    try:
+        yield
+    finally:
+        _hooks.stack.pop()
+
+
+@contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """Within this context, using saved-tensor hooks raises ``RuntimeError(error_message)``."""
+    previous = _hooks.disabled_message
+    _hooks.disabled_message = error_message
+    try:
+        yield
+    finally:
+        _hooks.disabled_message = previous

@@ -1,0 +1,218 @@
+"""Array namespaces, devices and dtypes: the one seam between autograd_lab and its array libraries.
+
+Ops never import NumPy themselves: they receive ``xp``, the namespace that owns their input arrays
+(NumPy for the ``cpu`` device). Dtypes are small objects that print like PyTorch's (``al.float32``)
+and carry the NumPy dtype they stand for. Type promotion follows PyTorch's rules, which differ from
+NumPy's (``int64 + float32`` is ``float32``; a Python float never widens a float32 tensor).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+__all__ = [
+    "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
+    "device", "get_default_dtype", "set_default_dtype", "to_dtype", "namespace_of", "promote_types",
+    "result_type",
+]
+
+
+class dtype:
+    """A tensor element type (``al.float32``...). Compare with ``==`` or ``is``; both work."""
+
+    __slots__ = ("name", "np_dtype", "is_floating_point", "is_signed", "itemsize", "_category", "_legacy_name")
+
+    def __init__(self, name: str, np_dtype, category: int, legacy_name: str):
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+        self._category = category  # 0 bool, 1 integral, 2 floating: PyTorch's promotion categories
+        self.is_floating_point = category == 2
+        self.is_signed = self.np_dtype.kind in "if"
+        self.itemsize = self.np_dtype.itemsize
+        self._legacy_name = legacy_name
+
+    def __repr__(self) -> str:
+        return f"al.{self.name}"
+
+    def __reduce__(self):
+        return (to_dtype, (self.name,))
+
+
+float16 = dtype("float16", np.float16, 2, "HalfTensor")
+float32 = dtype("float32", np.float32, 2, "FloatTensor")
+float64 = dtype("float64", np.float64, 2, "DoubleTensor")
+int8 = dtype("int8", np.int8, 1, "CharTensor")
+int16 = dtype("int16", np.int16, 1, "ShortTensor")
+int32 = dtype("int32", np.int32, 1, "IntTensor")
+int64 = dtype("int64", np.int64, 1, "LongTensor")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+_BY_NP = {d.np_dtype: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update({"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+                 "short": int16, "bool_": bool_})
+
+
+def to_dtype(spec) -> dtype:
+    """Turn ``al.float32``, ``'float32'``, ``np.float32``, ``float``, ``int`` or ``bool`` into an ``al`` dtype."""
+    if isinstance(spec, dtype):
+        return spec
+    if spec is float:
+        return get_default_dtype()
+    if spec is int:
+        return int64
+    if spec is bool:
+        return bool_
+    if isinstance(spec, str) and spec in _BY_NAME:
+        return _BY_NAME[spec]
+    try:
+        found = _BY_NP.get(np.dtype(spec))
+    except TypeError:
+        found = None
+    if found is None:
+        supported = ", ".join(d.name for d in _ALL)
+        raise TypeError(f"dtype {spec!r} is not supported by autograd_lab; supported dtypes: {supported}")
+    return found
+
+
+def from_np(np_dtype) -> dtype:
+    """The ``al`` dtype of a NumPy dtype; unsupported ones (complex, object...) raise a TypeError."""
+    found = _BY_NP.get(np_dtype)
+    if found is None:
+        return to_dtype(np_dtype)
+    return found
+
+
+class _DefaultDtype(threading.local):
+    value = float32
+
+
+_default = _DefaultDtype()
+
+
+def get_default_dtype() -> dtype:
+    """The dtype a Python float becomes (``float32`` unless changed, as in PyTorch)."""
+    return _default.value
+
+
+def set_default_dtype(d) -> None:
+    """Set the default floating dtype (``al.float32`` or ``al.float64``)."""
+    d = to_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
+    _default.value = d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """PyTorch's promotion of two dtypes: a floating type beats any integral one, whatever their widths."""
+    if a is b:
+        return a
+    if a._category != b._category:
+        high, low = (a, b) if a._category > b._category else (b, a)
+        if high._category == 2 or low._category == 0:
+            return high
+    return from_np(np.promote_types(a.np_dtype, b.np_dtype))
+
+
+def _scalar_dtype(value) -> dtype:
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    return get_default_dtype()
+
+
+def result_type(*operands) -> dtype:
+    """The dtype of an op on tensors and Python scalars, by PyTorch's three-tier rule.
+
+    Tensors with dimensions decide first; zero-dim tensors and then Python scalars only matter when
+    they belong to a higher category (bool < integral < floating): ``float32 tensor * 2.5`` stays
+    float32, ``int64 tensor * 2.5`` becomes the default float dtype.
+    """
+    tiers: list[dtype | None] = [None, None, None]  # dimensioned, zero-dim, scalars
+    for op in operands:
+        if hasattr(op, "_data"):
+            d = from_np(op._data.dtype)
+            tier = 0 if op._data.ndim else 1
+        else:
+            d = _scalar_dtype(op)
+            tier = 2
+        tiers[tier] = d if tiers[tier] is None else promote_types(tiers[tier], d)
+    result = None
+    for d in tiers:
+        if d is None:
+            continue
+        if result is None:
+            result = d
+        elif d._category > result._category:
+            result = promote_types(result, d)
+    return result
+
+
+class device:
+    """Where a tensor's data lives: ``al.device('cpu')``, or ``'cuda'`` with the optional CuPy backend."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec="cpu", index: int | None = None):
+        if isinstance(spec, device):
+            self.type, self.index = spec.type, spec.index
+            return
+        kind, _, idx = str(spec).partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+        self.type = kind
+        self.index = int(idx) if idx else index
+
+    def __eq__(self, other) -> bool:
+        try:
+            other = device(other)
+        except (RuntimeError, ValueError, TypeError):
+            return NotImplemented
+        return self.type == other.type and (self.index or 0) == (other.index or 0)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index or 0))
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+
+
+CPU = device("cpu")
+
+
+def namespace_of(array):
+    """The array namespace (``numpy``, or ``cupy`` for CUDA arrays) that owns ``array``."""
+    if type(array) is np.ndarray:
+        return np
+    get_ns = getattr(array, "__array_namespace__", None)
+    if get_ns is not None:
+        return get_ns()
+    return np
+
+
+def device_of(array) -> device:
+    """The device an array lives on."""
+    if type(array) is np.ndarray:
+        return CPU
+    dev = getattr(array, "device", None)
+    if dev is not None and hasattr(dev, "id"):  # CuPy's Device
+        return device("cuda", dev.id)
+    return CPU
+
+
+def namespace_for(dev: device):
+    """The namespace that creates arrays on ``dev``."""
+    if dev.type == "cpu":
+        return np
+    raise RuntimeError(
+        f"device {dev} is not available: autograd_lab's CUDA backend needs CuPy and an NVIDIA GPU "
+        "(install the 'gpu' extra). Use device='cpu' meanwhile."
+    )

@@ -1,0 +1,293 @@
+"""Creating tensors: from data, filled, ranges, random; the ``*_like`` variants; ``manual_seed``.
+
+Python floats become the default dtype (float32), Python ints int64, bools bool; NumPy arrays keep
+their dtype, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import backend
+from .tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
+           "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like", "empty_like",
+           "rand_like", "randn_like", "randint_like", "manual_seed", "seed", "initial_seed", "Generator",
+           "get_rng_state", "set_rng_state"]
+
+
+def _sizes(size) -> tuple:
+    if len(size) == 1 and not isinstance(size[0], int):
+        return tuple(int(s) for s in size[0])
+    return tuple(int(s) for s in size)
+
+
+def _resolve(dtype, device, default):
+    dt = backend.to_dtype(dtype) if dtype is not None else default
+    dev = backend.device(device) if device is not None else backend.CPU
+    return dt, dev, backend.namespace_for(dev)
+
+
+def _finish(data, requires_grad: bool) -> Tensor:
+    t = Tensor._make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_array(data):
+    """A NumPy array for nested Python data, with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _unwrap(data)
+    try:
+        array = np.asarray(data)
+    except ValueError as exc:
+        raise ValueError(f"could not build a tensor from {type(data).__name__}: {exc} (nested sequences must be "
+                         "rectangular: every row the same length)") from None
+    if array.dtype == object:
+        raise TypeError(f"could not build a tensor from data of type {type(data).__name__}: expected numbers or "
+                        "(nested) sequences of numbers")
+    if not isinstance(data, np.ndarray) and array.dtype.kind == "f":
+        array = array.astype(backend.get_default_dtype().np_dtype)
+    if not isinstance(data, np.ndarray) and array.dtype.kind in "iu":
+        array = array.astype(np.int64)
+    return array
+
+
+def _flat(data):
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            yield item
+
+
+def _unwrap(data):
+    if isinstance(data, Tensor):
+        return data.detach()._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(x) for x in data]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (numbers, nested lists, NumPy arrays, tensors)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
+            "sourceTensor.clone().detach().requires_grad_(True), rather than al.tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
+        data = data.detach()._data
+    array = _infer_array(data)
+    dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
+    return _finish(xp.array(array, dtype=dt.np_dtype, copy=True), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with ``data`` when it is already a suitable array/tensor."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or backend.to_dtype(dtype) is data.dtype else data.to(dtype)
+    array = _infer_array(data)
+    dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
+    return Tensor._make(xp.asarray(array, dtype=dt.np_dtype))
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array (same dtype; writes to one show in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    backend.from_np(array.dtype)  # raises for unsupported dtypes
+    return Tensor._make(array)
+
+
+def _filled(fill, size, dtype, device, requires_grad, default=None):
+    dt, dev, xp = _resolve(dtype, device, default or backend.get_default_dtype())
+    return _finish(xp.full(_sizes(size), fill, dtype=dt.np_dtype), requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _filled(1, size, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Uninitialised in PyTorch; here filled with zeros so results never depend on leftover memory."""
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    default = backend._scalar_dtype(fill_value)
+    return _filled(fill_value, (size,) if isinstance(size, int) else tuple(size), dtype, device, requires_grad,
+                   default)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` (default 0) up to but excluding ``end``, ``step`` apart."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("arange: step must be nonzero")
+    floating = any(isinstance(v, float) for v in (start, end, step))
+    default = backend.get_default_dtype() if floating else backend.int64
+    dt, dev, xp = _resolve(dtype, device, default)
+    return _finish(xp.arange(start, end, step).astype(dt.np_dtype), requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
+    return _finish(xp.linspace(start, end, steps).astype(dt.np_dtype), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
+    return _finish(xp.eye(n, m, dtype=dt.np_dtype), requires_grad)
+
+
+def _like(fn, input, dtype, kwargs):
+    return fn(input.shape, dtype=dtype if dtype is not None else input.dtype, device=input.device, **kwargs)
+
+
+def zeros_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _like(zeros, input, dtype, {"requires_grad": requires_grad})
+
+
+def ones_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _like(ones, input, dtype, {"requires_grad": requires_grad})
+
+
+def empty_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _like(empty, input, dtype, {"requires_grad": requires_grad})
+
+
+def full_like(input, fill_value, *, dtype=None, requires_grad: bool = False) -> Tensor:
+    return full(input.shape, fill_value, dtype=dtype if dtype is not None else input.dtype, device=input.device,
+                requires_grad=requires_grad)
+
+
+# -- random numbers ---------------------------------------------------------------------------
+class Generator:
+    """A random number generator (NumPy's PCG64 underneath); ``manual_seed`` reseeds it."""
+
+    def __init__(self, device="cpu") -> None:
+        self.device = backend.device(device)
+        self._seed = 67280421310721
+        self._rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def seed(self) -> int:
+        self.manual_seed(int(np.random.SeedSequence().entropy % (2 ** 63)))
+        return self._seed
+
+    def get_state(self) -> dict:
+        return self._rng.bit_generator.state
+
+    def set_state(self, state: dict) -> Generator:
+        self._rng.bit_generator.state = state
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generator: the same seed gives the same random tensors."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> dict:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: dict) -> None:
+    default_generator.set_state(state)
+
+
+def _random(sample, size, dtype, device, requires_grad, generator, default=None):
+    dt, dev, xp = _resolve(dtype, device, default or backend.get_default_dtype())
+    rng = (generator or default_generator)._rng
+    data = np.asarray(sample(rng, _sizes(size))).astype(dt.np_dtype)
+    return _finish(xp.asarray(data), requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    return _random(lambda r, s: r.random(s), size, dtype, device, requires_grad, generator)
+
+
+def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    """Standard normal samples."""
+    return _random(lambda r, s: r.standard_normal(s), size, dtype, device, requires_grad, generator)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad: bool = False,
+            generator=None) -> Tensor:
+    """Integers drawn uniformly from [low, high) (``randint(high, size)`` also works)."""
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing 1 required positional argument: 'size'")
+    return _random(lambda r, s: r.integers(low, high, s), (tuple(size),), dtype, device, requires_grad, generator,
+                   backend.int64)
+
+
+def randperm(n: int, *, dtype=None, device=None, generator=None) -> Tensor:
+    """A random permutation of ``0 .. n-1``."""
+    return _random(lambda r, s: r.permutation(n), ((n,),), dtype, device, False, generator, backend.int64)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None) -> Tensor:
+    if size is None:
+        raise TypeError("normal() with float mean and std needs size=")
+    return _random(lambda r, s: r.normal(mean, std, s), (tuple(size),), dtype, None, False, generator)
+
+
+def rand_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low, high=None, *, dtype=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+
+
+def _legacy_constructor(self: Tensor, args: tuple, dtype, device) -> None:
+    """``Tensor(data)`` or ``Tensor(*sizes)``: PyTorch's legacy constructor (default dtype, zeros for sizes)."""
+    dt = backend.to_dtype(dtype) if dtype is not None else backend.get_default_dtype()
+    xp = backend.namespace_for(backend.device(device) if device is not None else backend.CPU)
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = xp.asarray(_infer_array(args[0]), dtype=dt.np_dtype).copy()
+    else:
+        data = xp.zeros(_sizes(args), dtype=dt.np_dtype)
+    template = Tensor._make(data)
+    for slot in ("_data", "_grad_fn", "_requires_grad", "_vc", "_output_nr", "_grad"):
+        setattr(self, slot, getattr(template, slot))

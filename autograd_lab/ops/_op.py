@@ -1,0 +1,217 @@
+"""How a built-in differentiable op is written: its forward and its derivatives, side by side.
+
+Each op is one small class named like PyTorch's backward node (``MulBackward0``)::
+
+    class MulBackward0(Op):
+        saves = ("self", "other")                 # what backward needs, by name
+        def forward(xp, self, other):             # arrays in, array out (xp: numpy or cupy)
+            return self * other
+        def d_self(grad, self, other):            # one derivative per input, on Tensors
+            return grad * other
+        def d_other(grad, self, other):
+            return grad * self
+
+Forward runs on raw arrays of the input tensors' namespace. Derivatives are written with
+differentiable tensor operations, so ``create_graph=True`` differentiates them again. An op gives
+either one ``d_<input>`` per input (only those whose input needs a gradient are evaluated) or a
+single ``backward`` returning one gradient per input.
+
+Names in ``saves`` are input names (saved as version-checked ``SavedTensor`` records), ``result``
+(the output, saved without a reference cycle), ``<input>_sym_sizes`` / ``<input>_sym_numel`` (an
+input's shape / element count), or keyword parameters of ``forward``. Gradients never need to undo
+broadcasting themselves: the engine sums each gradient down to its input's shape, in one place.
+"""
+
+from __future__ import annotations
+
+import inspect
+from numbers import Number
+
+from .. import backend
+from ..autograd import anomaly as _anomaly
+from ..autograd import grad_mode as _gm
+from ..autograd.graph import Node, gradient_edge
+from ..autograd.saved import SavedTensor
+from ..tensor import Tensor
+
+__all__ = ["Op", "OpError"]
+
+
+class OpError(RuntimeError):
+    """An op was given inputs it cannot work with; the message names the op, shapes and dtypes."""
+
+
+def _describe(value) -> str:
+    if isinstance(value, Tensor):
+        return f"Tensor(shape={tuple(value._data.shape)}, dtype={value.dtype!r})"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _broadcast_message(op: str, shapes: list[tuple]) -> str:
+    """PyTorch's broadcasting error, plus the op and every shape involved."""
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    for dim in range(ndim - 1, -1, -1):
+        sizes = {p[dim] for p in padded} - {1}
+        if len(sizes) > 1:
+            a, b = [p[dim] for p in padded if p[dim] != 1][:2]
+            return (
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
+                f"{dim - ndim + len(shapes[0]) if dim - ndim + len(shapes[0]) >= 0 else dim}. "
+                f"[autograd_lab] {op} cannot broadcast shapes {' and '.join(str(tuple(s)) for s in shapes)}: "
+                "sizes must be equal or 1 in each dimension, counting from the last; reshape or unsqueeze one "
+                "operand."
+            )
+    return f"{op}: shapes {shapes} are not broadcastable"
+
+
+class Op(Node):
+    """Base of built-in ops (see the module docstring for how to write one)."""
+
+    __slots__ = ()
+
+    forward = None
+    backward = None
+    is_view = False  # outputs share storage and version counter with the first input
+    promotes = False  # inputs are promoted to a common dtype first (PyTorch's rules); "float": and to floating
+    # filled in by __init_subclass__:
+    _input_names: tuple[str, ...] = ()
+    _variadic = False
+    _derivatives: tuple | None = None
+    _save_plan: tuple = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        for attr, value in list(vars(cls).items()):
+            if (attr in ("forward", "backward") or attr.startswith("d_")) and inspect.isfunction(value):
+                setattr(cls, attr, staticmethod(value))
+        if cls.forward is None:
+            return
+        params = list(inspect.signature(cls.forward).parameters.values())[1:]  # drop xp
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        cls._variadic = any(p.kind is p.VAR_POSITIONAL for p in params)
+        cls._input_names = tuple(p.name for p in positional)
+        keyword = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
+        if "backward" not in vars(cls) or vars(cls)["backward"] is None:
+            cls._derivatives = tuple(getattr(cls, "d_" + name) for name in cls._input_names)
+        plan = []
+        for name in cls.saves:
+            if name == "result":
+                plan.append((name, "result", 0))
+            elif name in cls._input_names:
+                plan.append((name, "input", cls._input_names.index(name)))
+            elif name.endswith(("_sym_sizes", "_sym_numel")):
+                base = name.rsplit("_sym_", 1)[0]
+                plan.append((name, name[-5:], cls._input_names.index(base)))
+            elif name in keyword:
+                plan.append((name, "param", name))
+            else:
+                raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, 'result', "
+                                "an input's _sym_sizes/_sym_numel nor a keyword parameter of forward")
+        cls._save_plan = tuple(plan)
+
+    # -- forward ------------------------------------------------------------------------------
+    @classmethod
+    def apply(cls, *inputs, **params):
+        """Run the op on tensors (and Python scalars) and record it when gradients are needed."""
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        if cls.promotes:
+            arrays = _promote(cls, inputs, arrays)
+        first = next((a for a in arrays if hasattr(a, "dtype")), None)
+        xp = backend.namespace_of(first)
+        try:
+            data = cls.forward(xp, *arrays, **params)
+        except (ValueError, IndexError) as exc:
+            raise cls._error(inputs, params, exc) from exc
+        return cls._wrap(inputs, data, params)
+
+    @classmethod
+    def _wrap(cls, inputs, data, params):
+        multi = isinstance(data, tuple)
+        outputs = data if multi else (data,)
+        requires = _gm._state.grad_enabled and outputs[0].dtype.kind == "f" and any(
+            isinstance(x, Tensor) and (x._grad_fn is not None or x._requires_grad) for x in inputs)
+        if cls.is_view:
+            src = inputs[0]
+            base = src._base if src._base is not None else src
+            results = []
+            for i, out in enumerate(outputs):
+                t = Tensor._make(out, output_nr=i, version_counter=src._vc)
+                t._base = base
+                results.append(t)
+        else:
+            results = [Tensor._make(out, output_nr=i) for i, out in enumerate(outputs)]
+        if requires:
+            node = cls.__new__(cls)
+            Node.__init__(
+                node,
+                [gradient_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs],
+                [(out.shape, out.dtype) for out in outputs],
+            )
+            node._saved = tuple(_save(name, kind, key, inputs, results, params)
+                                for name, kind, key in cls._save_plan)
+            for t in results:
+                t._grad_fn = node
+            if _anomaly._state.enabled:
+                _anomaly.record_forward_trace(node)
+        return tuple(results) if multi else results[0]
+
+    @classmethod
+    def _error(cls, inputs, params, exc) -> Exception:
+        op = cls.__name__.replace("Backward", "")[:-1].lower() if cls.__name__.endswith("0") else cls.__name__
+        shapes = [tuple(x._data.shape) for x in inputs if isinstance(x, Tensor)]
+        if "broadcast" in str(exc) and len(shapes) >= 2:
+            return OpError(_broadcast_message(op, shapes))
+        described = ", ".join(_describe(x) for x in inputs)
+        extra = f" with {params}" if params else ""
+        return type(exc)(f"{op}: {exc} (inputs: {described}{extra})")
+
+    # -- backward -----------------------------------------------------------------------------
+    def _backward(self, grad_outputs: tuple) -> tuple:
+        saved = self._unpack_saved()
+        cls = type(self)
+        if cls._derivatives is not None:
+            grad = grad_outputs[0]
+            return tuple(
+                d(grad, *saved) if edge[0] is not None else None
+                for d, edge in zip(cls._derivatives, self.next_functions)
+            )
+        result = cls.backward(grad_outputs[0] if len(self._output_meta) == 1 else grad_outputs, *saved)
+        return result if isinstance(result, tuple) else (result,)
+
+    def _present_saved(self, index: int, value):
+        _, kind, _ = type(self)._save_plan[index]
+        if kind == "input" and isinstance(value, Number):  # a Python scalar operand reads as a 0-dim tensor
+            return Tensor._make(backend.np.asarray(value))
+        return value
+
+
+def _save(name, kind, key, inputs, results, params):
+    if kind == "input":
+        value = inputs[key]
+        return SavedTensor(value, False, name) if isinstance(value, Tensor) else value
+    if kind == "result":
+        return SavedTensor(results[0], True, name)
+    if kind == "sizes":
+        return tuple(inputs[key]._data.shape)
+    if kind == "numel":
+        return int(inputs[key]._data.size)
+    return params[key]
+
+
+def _promote(cls, inputs, arrays):
+    """Cast array operands to PyTorch's result dtype where NumPy's rules would differ."""
+    dtypes = {a.dtype for a in arrays if hasattr(a, "dtype")}
+    if len(dtypes) == 1:
+        floating = next(iter(dtypes)).kind == "f"
+        scalars_fit = floating or all(isinstance(a, (bool, int)) for a in arrays if not hasattr(a, "dtype"))
+        if scalars_fit and (floating or cls.promotes != "float"):
+            return arrays  # NumPy already computes in the dtype PyTorch would choose
+    target = backend.result_type(*inputs)
+    if cls.promotes == "float" and not target.is_floating_point:
+        target = backend.get_default_dtype()
+    np_target = target.np_dtype
+    return [a.astype(np_target, copy=False) if hasattr(a, "dtype") and a.dtype != np_target else a
+            for a in arrays]
+
+

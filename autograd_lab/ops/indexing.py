@@ -1,0 +1,121 @@
+"""Indexing: ``tensor[key]``.
+
+Basic keys (ints, slices, ``None``, ``...``) are applied one dimension at a time as views, as PyTorch
+records them: ``x[0, 1:3]`` is a ``SliceBackward0`` whose input comes from a ``SelectBackward0``.
+Keys with integer arrays/tensors or boolean masks gather a copy (``IndexBackward0``); its gradient
+scatters back with accumulation, so an index repeated k times receives k gradients.
+"""
+
+from __future__ import annotations
+
+from .. import backend
+from ..tensor import Tensor
+from ._op import Op
+from .shape import AliasBackward0, select, unsqueeze
+
+
+class IndexBackward0(Op):
+    """out = self[indices] with integer-array or mask indices (a copy)"""
+    saves = ("indices", "self_sym_sizes")
+
+    def forward(xp, self, *, indices):
+        return self[indices]
+
+    def d_self(grad, indices, self_sym_sizes):
+        return IndexBackwardBackward0.apply(grad, sizes=tuple(self_sym_sizes), indices=indices)
+
+
+class IndexBackwardBackward0(Op):
+    """out = zeros(sizes) with ``self`` added at ``indices``, repeated indices accumulating"""
+    saves = ("indices",)
+
+    def forward(xp, self, *, sizes, indices):
+        out = xp.zeros(sizes, dtype=self.dtype)
+        xp.add.at(out, indices, self)
+        return out
+
+    def d_self(grad, indices):
+        return IndexBackward0.apply(grad, indices=indices)
+
+
+def _is_advanced(item) -> bool:
+    return isinstance(item, (Tensor, list, bool)) or hasattr(item, "__array_namespace__") or \
+        isinstance(item, backend.np.ndarray)
+
+
+def _to_array_index(item, xp):
+    if isinstance(item, Tensor):
+        if item._data.dtype.kind not in "iub":
+            raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors (got {item.dtype!r})")
+        return item._data
+    if isinstance(item, list):
+        return xp.asarray(item)
+    return item
+
+
+def _check_bounds(tensor: Tensor, key: tuple) -> None:
+    """Raise PyTorch's IndexError for an out-of-range integer index before NumPy does."""
+    dim = 0
+    for item in key:
+        if item is None:
+            continue
+        if item is Ellipsis:
+            dim = tensor.ndim - sum(1 for k in key[key.index(Ellipsis) + 1:] if k is not None)
+            continue
+        if isinstance(item, int) and not isinstance(item, bool):
+            size = tensor.shape[dim] if dim < tensor.ndim else 0
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
+        dim += 1
+
+
+def getitem(tensor: Tensor, key):
+    """``tensor[key]`` (see the module doc)."""
+    key = key if isinstance(key, tuple) else (key,)
+    key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
+    n_dims = sum(1 for k in key if k is not None and k is not Ellipsis and not (
+        isinstance(k, Tensor) and k.dtype is backend.bool_))
+    if key.count(Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_dims > tensor.ndim and not any(_is_advanced(k) for k in key):
+        raise IndexError(f"too many indices for tensor of dimension {tensor.ndim} (got {n_dims} indices)")
+    if any(_is_advanced(k) for k in key):
+        xp = backend.namespace_of(tensor._data)
+        indices = tuple(_to_array_index(k, xp) for k in key)
+        return IndexBackward0.apply(tensor, indices=indices[0] if len(indices) == 1 else indices)
+    _check_bounds(tensor, key)
+    return _basic(tensor, key)
+
+
+def _basic(tensor: Tensor, key: tuple) -> Tensor:
+    """Apply ints, slices, None and ... one dimension at a time, each as a view."""
+    out = tensor
+    dim = 0
+    applied = False
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    for item in key:
+        if item is Ellipsis:
+            dim += tensor.ndim - consumed
+        elif item is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+            applied = True
+        elif isinstance(item, slice):
+            size = out.shape[dim]
+            start, stop, step = item.indices(size)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if (start, stop, step) != (0, size, 1) or len(key) == 1:
+                from .shape import SliceBackward0
+                out = SliceBackward0.apply(out, dim=dim, start=start, end=max(stop, start), step=step)
+                applied = True
+            dim += 1
+        else:
+            out = select(out, dim, int(item))
+            applied = True
+    if not applied:
+        out = AliasBackward0.apply(tensor)
+    return out
+
+
+Tensor.__getitem__ = getitem

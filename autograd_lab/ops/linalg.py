@@ -1,0 +1,186 @@
+"""Linear algebra: ``matmul`` (``@``) and its special cases ``mm``, ``mv``, ``dot``, ``bmm``, ``outer``.
+
+``matmul`` dispatches on the operands' dims as PyTorch does, so the recorded node is the one a
+learner sees there: ``DotBackward0`` for vector·vector, ``MvBackward0``, ``MmBackward0``, and batched
+products folded into ``mm`` or ``bmm`` around reshapes.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from ._op import Op
+
+
+def _check_same_dtype(op: str, a: Tensor, b: Tensor) -> None:
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype!r} != {b.dtype!r}. "
+            f"[autograd_lab] {op} of shapes {list(a.shape)} and {list(b.shape)}: convert one, e.g. b.to(a.dtype)"
+        )
+
+
+class MmBackward0(Op):
+    """out = self @ mat2 (2-D by 2-D)"""
+    saves = ("mat2", "self")
+
+    def forward(xp, self, mat2):
+        return self @ mat2
+
+    def d_self(grad, mat2, self):
+        return grad.mm(mat2.t())
+
+    def d_mat2(grad, mat2, self):
+        return self.t().mm(grad)
+
+
+class BmmBackward0(Op):
+    """out[b] = self[b] @ mat2[b] (3-D by 3-D)"""
+    saves = ("mat2", "self")
+
+    def forward(xp, self, mat2):
+        return xp.matmul(self, mat2)
+
+    def d_self(grad, mat2, self):
+        return grad.bmm(mat2.transpose(1, 2))
+
+    def d_mat2(grad, mat2, self):
+        return self.transpose(1, 2).bmm(grad)
+
+
+class MvBackward0(Op):
+    """out = self @ vec (2-D by 1-D)"""
+    saves = ("self", "vec")
+
+    def forward(xp, self, vec):
+        return self @ vec
+
+    def d_self(grad, self, vec):
+        return grad.unsqueeze(1) * vec
+
+    def d_vec(grad, self, vec):
+        return self.t().mv(grad)
+
+
+class DotBackward0(Op):
+    """out = sum(self * tensor) (1-D by 1-D)"""
+    saves = ("self", "tensor")
+
+    def forward(xp, self, tensor):
+        return xp.asarray(xp.dot(self, tensor))
+
+    def d_self(grad, self, tensor):
+        return grad * tensor
+
+    def d_tensor(grad, self, tensor):
+        return grad * self
+
+
+def mm(input, mat2):
+    """Matrix product of two 2-D tensors."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D "
+                           f"(shapes {list(input.shape)} and {list(mat2.shape)}); use matmul (@) for other dims")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]}). [autograd_lab] the columns of the first must equal the rows of the "
+            "second; transpose one operand (.t()) if you meant the other product"
+        )
+    _check_same_dtype("mm", input, mat2)
+    return MmBackward0.apply(input, mat2)
+
+
+def bmm(input, mat2):
+    """Batched matrix product of two 3-D tensors with the same batch size."""
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor (got shapes {list(input.shape)} and {list(mat2.shape)})")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, {input.shape[2]}] but "
+            f"got: [{mat2.shape[0]}, {mat2.shape[1]}]."
+        )
+    _check_same_dtype("bmm", input, mat2)
+    return BmmBackward0.apply(input, mat2)
+
+
+def mv(input, vec):
+    """Matrix-vector product."""
+    if input.ndim != 2 or vec.ndim != 1 or input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 0}), mat "
+                           f"({'x'.join(map(str, input.shape))}), vec ({'x'.join(map(str, vec.shape))})")
+    _check_same_dtype("mv", input, vec)
+    return MvBackward0.apply(input, vec)
+
+
+def dot(input, other):
+    """Inner product of two 1-D tensors of the same length."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
+                           "to have the same number of elements, but got "
+                           f"{input.shape[0]} and {other.shape[0]} elements respectively")
+    _check_same_dtype("dot", input, other)
+    return DotBackward0.apply(input, other)
+
+
+def outer(input, vec2):
+    """Outer product: ``out[i, j] = input[i] * vec2[j]``."""
+    return input.reshape(-1, 1) * vec2
+
+
+def matmul(input, other):
+    """Matrix product with NumPy/PyTorch semantics: 1-D operands are vectors, leading dims broadcast."""
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
+    a, b = input.ndim, other.ndim
+    if a == 0 or b == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D")
+    if a == 1 and b == 1:
+        return dot(input, other)
+    if a == 2 and b == 1:
+        return mv(input, other)
+    if a == 1 and b == 2:
+        return mm(input.unsqueeze(0), other).squeeze(0)
+    if a == 2 and b == 2:
+        return mm(input, other)
+    if b <= 2:  # fold the batch into rows: (..., n, k) @ (k, m)
+        mat = other if b == 2 else other.unsqueeze(1)
+        if input.shape[-1] != mat.shape[0]:
+            mm(input.reshape(-1, input.shape[-1]), mat)  # raises the shape error
+        out = mm(input.reshape(-1, input.shape[-1]), mat).reshape(tuple(input.shape[:-1]) + (mat.shape[1],))
+        return out if b == 2 else out.squeeze(-1)
+    # batched: broadcast batch dims, then bmm
+    left = input if a > 1 else input.unsqueeze(0)
+    right = other
+    batch = _broadcast_batch(left.shape[:-2], right.shape[:-2])
+    n, k, m = left.shape[-2], left.shape[-1], right.shape[-1]
+    if right.shape[-2] != k:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{k}] but got: "
+                           f"[{right.shape[-2]}]. [autograd_lab] matmul of shapes {list(input.shape)} and "
+                           f"{list(other.shape)}")
+    lhs = left.expand(batch + (n, k)).reshape(-1, n, k)
+    rhs = right.expand(batch + (k, m)).reshape(-1, k, m)
+    out = bmm(lhs, rhs).reshape(batch + (n, m))
+    return out if a > 1 else out.squeeze(-2)
+
+
+def _broadcast_batch(s1, s2) -> tuple:
+    n = max(len(s1), len(s2))
+    s1, s2 = (1,) * (n - len(s1)) + tuple(s1), (1,) * (n - len(s2)) + tuple(s2)
+    out = []
+    for x, y in zip(s1, s2):
+        if x != y and 1 not in (x, y):
+            raise RuntimeError(f"matmul: batch dimensions {list(s1)} and {list(s2)} cannot be broadcast")
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def _bind() -> None:
+    for name, fn in dict(mm=mm, bmm=bmm, mv=mv, dot=dot, outer=outer, matmul=matmul, ger=outer).items():
+        setattr(Tensor, name, fn)
+    Tensor.__matmul__ = matmul
+    Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+
+
+_bind()

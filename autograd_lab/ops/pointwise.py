@@ -1,0 +1,679 @@
+"""Pointwise ops: arithmetic, unary functions, clamping, selection; comparisons (no gradient).
+
+Every binary op broadcasts; its derivatives are written for the broadcast shape and the engine sums
+them back to each input's shape. Python numbers may appear as operands: their ``next_functions``
+entry is ``(None, 0)``, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from .. import backend
+from ..tensor import Tensor
+from ._op import Op
+
+
+def _operand(x, op: str):
+    """A Tensor or Python number; NumPy values become one of these; anything else is a TypeError."""
+    if isinstance(x, (Tensor, bool, int, float)):
+        return x
+    if isinstance(x, backend.np.generic):
+        return x.item()
+    if isinstance(x, backend.np.ndarray):
+        return Tensor._make(x)
+    raise TypeError(f"{op}(): unsupported operand type {type(x).__name__}; expected a Tensor or a Python number")
+
+
+# -- arithmetic ---------------------------------------------------------------------------------
+class AddBackward0(Op):
+    """out = self + alpha * other"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, other, *, alpha=1):
+        return self + other if alpha == 1 else self + alpha * other
+
+    def d_self(grad, alpha):
+        return grad
+
+    def d_other(grad, alpha):
+        return grad if alpha == 1 else grad * alpha
+
+
+class SubBackward0(Op):
+    """out = self - alpha * other"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, other, *, alpha=1):
+        return self - other if alpha == 1 else self - alpha * other
+
+    def d_self(grad, alpha):
+        return grad
+
+    def d_other(grad, alpha):
+        return -grad if alpha == 1 else grad * -alpha
+
+
+class RsubBackward1(Op):
+    """out = other - alpha * self, for ``number - tensor``"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, *, other, alpha=1):
+        return other - self if alpha == 1 else other - alpha * self
+
+    def d_self(grad, alpha):
+        return -grad if alpha == 1 else grad * -alpha
+
+
+class MulBackward0(Op):
+    """out = self * other"""
+    saves = ("self", "other")
+    promotes = True
+
+    def forward(xp, self, other):
+        return self * other
+
+    def d_self(grad, self, other):
+        return grad * other
+
+    def d_other(grad, self, other):
+        return grad * self
+
+
+class DivBackward0(Op):
+    """out = self / other (true division: integers give floats)"""
+    saves = ("self", "other")
+    promotes = "float"
+
+    def forward(xp, self, other):
+        return self / other
+
+    def d_self(grad, self, other):
+        return grad / other
+
+    def d_other(grad, self, other):
+        return -grad * self / (other * other)
+
+
+class ReciprocalBackward0(Op):
+    """out = 1 / self"""
+    saves = ("result",)
+    promotes = "float"
+
+    def forward(xp, self):
+        return 1 / self
+
+    def d_self(grad, result):
+        return -grad * result * result
+
+
+class NegBackward0(Op):
+    """out = -self"""
+
+    def forward(xp, self):
+        return -self
+
+    def d_self(grad):
+        return -grad
+
+
+class PowBackward0(Op):
+    """out = self ** exponent, exponent a number"""
+    saves = ("exponent", "self")
+
+    def forward(xp, self, *, exponent):
+        return self ** exponent
+
+    def d_self(grad, exponent, self):
+        if exponent == 0:
+            return grad * 0
+        return grad * exponent * self ** (exponent - 1)
+
+
+class PowBackward1(Op):
+    """out = self ** exponent, both tensors"""
+    saves = ("self", "exponent", "result")
+    promotes = True
+
+    def forward(xp, self, exponent):
+        return self ** exponent
+
+    def d_self(grad, self, exponent, result):
+        return where(exponent == 0, 0.0, grad * exponent * self ** (exponent - 1))
+
+    def d_exponent(grad, self, exponent, result):
+        return where((self == 0) & (exponent >= 0), 0.0, grad * result * log(self))
+
+
+class PowBackward2(Op):
+    """out = self ** exponent, self a number and exponent a tensor"""
+    saves = ("exponent", "result", "self")
+
+    def forward(xp, exponent, *, self):
+        return xp.asarray(self, dtype=exponent.dtype) ** exponent
+
+    def d_exponent(grad, exponent, result, self):
+        if self == 0:
+            return where(exponent >= 0, 0.0, grad * result * float("-inf"))
+        return grad * result * float(backend.np.log(self))
+
+
+class RemainderBackward0(Op):
+    """out = self - floor(self / other) * other (Python's %)"""
+    saves = ("self", "other")
+    promotes = True
+
+    def forward(xp, self, other):
+        return xp.remainder(self, other)
+
+    def d_self(grad, self, other):
+        return grad
+
+    def d_other(grad, self, other):
+        return -grad * (self / other).floor()
+
+
+# -- unary functions ----------------------------------------------------------------------------
+class AbsBackward0(Op):
+    saves = ("self",)
+
+    def forward(xp, self):
+        return xp.abs(self)
+
+    def d_self(grad, self):
+        return grad * self.sign()
+
+
+class ExpBackward0(Op):
+    saves = ("result",)
+
+    def forward(xp, self):
+        return xp.exp(self)
+
+    def d_self(grad, result):
+        return grad * result
+
+
+class LogBackward0(Op):
+    saves = ("self",)
+
+    def forward(xp, self):
+        return xp.log(self)
+
+    def d_self(grad, self):
+        return grad / self
+
+
+class Log1PBackward0(Op):
+    saves = ("self",)
+
+    def forward(xp, self):
+        return xp.log1p(self)
+
+    def d_self(grad, self):
+        return grad / (self + 1)
+
+
+class SqrtBackward0(Op):
+    saves = ("result",)
+
+    def forward(xp, self):
+        return xp.sqrt(self)
+
+    def d_self(grad, result):
+        return grad / (2 * result)
+
+
+class RsqrtBackward0(Op):
+    saves = ("result",)
+
+    def forward(xp, self):
+        return 1 / xp.sqrt(self)
+
+    def d_self(grad, result):
+        return -0.5 * grad * result ** 3
+
+
+class SinBackward0(Op):
+    saves = ("self",)
+
+    def forward(xp, self):
+        return xp.sin(self)
+
+    def d_self(grad, self):
+        return grad * self.cos()
+
+
+class CosBackward0(Op):
+    saves = ("self",)
+
+    def forward(xp, self):
+        return xp.cos(self)
+
+    def d_self(grad, self):
+        return grad * -self.sin()
+
+
+class TanBackward0(Op):
+    saves = ("result",)
+
+    def forward(xp, self):
+        return xp.tan(self)
+
+    def d_self(grad, result):
+        return grad * (1 + result * result)
+
+
+class TanhBackward0(Op):
+    saves = ("result",)
+
+    def forward(xp, self):
+        return xp.tanh(self)
+
+    def d_self(grad, result):
+        return grad * (1 - result * result)
+
+
+class SigmoidBackward0(Op):
+    saves = ("result",)
+
+    def forward(xp, self):
+        # exp of a negative number only: no overflow for large |x|
+        e = xp.exp(-xp.abs(self))
+        return xp.where(self >= 0, 1 / (1 + e), e / (1 + e)).astype(self.dtype, copy=False)
+
+    def d_self(grad, result):
+        return grad * result * (1 - result)
+
+
+class ReluBackward0(Op):
+    saves = ("result",)
+
+    def forward(xp, self):
+        return xp.maximum(self, 0)
+
+    def d_self(grad, result):
+        return grad * (result > 0)
+
+
+class SignBackward0(Op):
+    """sign(x) is piecewise constant: its gradient is zero everywhere it exists"""
+
+    def forward(xp, self):
+        return xp.sign(self)
+
+    def d_self(grad):
+        return grad * 0
+
+
+class _Rounding(Op):
+    """floor/ceil/round/trunc: piecewise constant, zero gradient"""
+
+    def d_self(grad):
+        return grad * 0
+
+
+class FloorBackward0(_Rounding):
+    def forward(xp, self):
+        return xp.floor(self)
+
+
+class CeilBackward0(_Rounding):
+    def forward(xp, self):
+        return xp.ceil(self)
+
+
+class RoundBackward0(_Rounding):
+    def forward(xp, self):
+        return xp.round(self)
+
+
+class TruncBackward0(_Rounding):
+    def forward(xp, self):
+        return xp.trunc(self)
+
+
+class ClampBackward1(Op):
+    """out = min(max(self, min), max), bounds numbers (either may be None)"""
+    saves = ("max", "min", "self")
+
+    def forward(xp, self, *, min, max):
+        return xp.clip(self, min, max).astype(self.dtype, copy=False)
+
+    def d_self(grad, max, min, self):
+        if min is None:
+            return grad * (self <= max)
+        if max is None:
+            return grad * (self >= min)
+        return grad * ((self >= min) & (self <= max))
+
+
+class ClampBackward0(Op):
+    """out = min(max(self, min), max), bounds tensors (either may be None)"""
+    saves = ("max", "min", "self")
+    promotes = True
+
+    def forward(xp, self, min, max):
+        out = self if min is None else xp.maximum(self, min)
+        return out if max is None else xp.minimum(out, max)
+
+    def d_self(grad, max, min, self):
+        mask = True
+        if min is not None:
+            mask = self >= min
+        if max is not None:
+            mask = (self <= max) if min is None else mask & (self <= max)
+        return grad * mask
+
+    def d_min(grad, max, min, self):
+        return grad * (self < min)
+
+    def d_max(grad, max, min, self):
+        return grad * (self > max)
+
+
+class MaximumBackward0(Op):
+    """out = max(self, other) elementwise; ties split the gradient in half"""
+    saves = ("other", "self")
+    promotes = True
+
+    def forward(xp, self, other):
+        return xp.maximum(self, other)
+
+    def d_self(grad, other, self):
+        return grad * ((self > other) + (self == other) * 0.5)
+
+    def d_other(grad, other, self):
+        return grad * ((other > self) + (self == other) * 0.5)
+
+
+class MinimumBackward0(Op):
+    """out = min(self, other) elementwise; ties split the gradient in half"""
+    saves = ("other", "self")
+    promotes = True
+
+    def forward(xp, self, other):
+        return xp.minimum(self, other)
+
+    def d_self(grad, other, self):
+        return grad * ((self < other) + (self == other) * 0.5)
+
+    def d_other(grad, other, self):
+        return grad * ((other < self) + (self == other) * 0.5)
+
+
+class WhereBackward0(Op):
+    """out = self where condition else other"""
+    saves = ("condition",)
+
+    def forward(xp, condition, self, other, *, dtype):
+        return xp.where(condition, self, other).astype(dtype, copy=False)
+
+    def d_condition(grad, condition):
+        return None
+
+    def d_self(grad, condition):
+        return where(condition, grad, 0.0)
+
+    def d_other(grad, condition):
+        return where(condition, 0.0, grad)
+
+
+class ToCopyBackward0(Op):
+    """out = self converted to another dtype (the gradient converts back)"""
+
+    def forward(xp, self, *, dtype):
+        return self.astype(dtype)
+
+    def d_self(grad):
+        return grad  # the engine casts it to self's dtype
+
+
+class CloneBackward0(Op):
+    def forward(xp, self):
+        return self.copy()
+
+    def d_self(grad):
+        return grad
+
+
+# -- front-end functions ------------------------------------------------------------------------
+def add(input, other, *, alpha=1):
+    """``input + alpha * other``, broadcasting."""
+    return AddBackward0.apply(_operand(input, "add"), _operand(other, "add"), alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``, broadcasting."""
+    if not isinstance(input, Tensor):
+        return RsubBackward1.apply(other, other=_operand(input, "sub"), alpha=alpha)
+    return SubBackward0.apply(input, _operand(other, "sub"), alpha=alpha)
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    if not isinstance(other, Tensor):
+        return RsubBackward1.apply(input, other=_operand(other, "rsub"), alpha=alpha)
+    return SubBackward0.apply(other, input, alpha=alpha)
+
+
+def mul(input, other):
+    """``input * other``, broadcasting."""
+    return MulBackward0.apply(_operand(input, "mul"), _operand(other, "mul"))
+
+
+def div(input, other, *, rounding_mode=None):
+    """``input / other``: true division, or rounded with ``rounding_mode='floor'``/``'trunc'``.
+
+    Rounded quotients are piecewise constant, so their gradient is zero; integer inputs stay integer.
+    """
+    if rounding_mode is None:
+        if not isinstance(input, Tensor):  # number / tensor, recorded as PyTorch records it
+            return mul(reciprocal(other), input)
+        return DivBackward0.apply(input, _operand(other, "div"))
+    if rounding_mode not in ("floor", "trunc"):
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    input, other = _operand(input, "div"), _operand(other, "div")
+    target = backend.result_type(input, other)
+    if target.is_floating_point:
+        quotient = div(input, other)
+        return quotient.floor() if rounding_mode == "floor" else quotient.trunc()
+    a = input._data if isinstance(input, Tensor) else input
+    b = other._data if isinstance(other, Tensor) else other
+    xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
+    out = xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(xp.true_divide(a, b))
+    return Tensor._make(xp.asarray(out).astype(target.np_dtype))
+
+
+def reciprocal(input):
+    return ReciprocalBackward0.apply(input)
+
+
+def neg(input):
+    return NegBackward0.apply(input)
+
+
+def pow(input, exponent):
+    """``input ** exponent``: either may be a tensor."""
+    if not isinstance(input, Tensor):
+        return PowBackward2.apply(exponent, self=_operand(input, "pow"))
+    if isinstance(exponent, Tensor):
+        return PowBackward1.apply(input, exponent)
+    exponent = _operand(exponent, "pow")
+    if isinstance(exponent, float) and not input.is_floating_point():
+        input = input.to(backend.get_default_dtype())
+    return PowBackward0.apply(input, exponent=exponent)
+
+
+def remainder(input, other):
+    return RemainderBackward0.apply(_operand(input, "remainder"), _operand(other, "remainder"))
+
+
+def floor_divide(input, other):
+    return div(input, other, rounding_mode="floor")
+
+
+def _unary(cls):
+    def fn(input):
+        return cls.apply(input)
+    fn.__name__ = cls.__name__.replace("Backward0", "").lower()
+    fn.__doc__ = f"Elementwise {fn.__name__}; its node is ``{cls.__name__}``."
+    return fn
+
+
+abs = _unary(AbsBackward0)  # noqa: A001 - mirrors torch.abs
+exp = _unary(ExpBackward0)
+log = _unary(LogBackward0)
+log1p = _unary(Log1PBackward0)
+sqrt = _unary(SqrtBackward0)
+rsqrt = _unary(RsqrtBackward0)
+sin = _unary(SinBackward0)
+cos = _unary(CosBackward0)
+tan = _unary(TanBackward0)
+tanh = _unary(TanhBackward0)
+sigmoid = _unary(SigmoidBackward0)
+relu = _unary(ReluBackward0)
+sign = _unary(SignBackward0)
+floor = _unary(FloorBackward0)
+ceil = _unary(CeilBackward0)
+round = _unary(RoundBackward0)  # noqa: A001
+trunc = _unary(TruncBackward0)
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to ``[min, max]`` (numbers or tensors; either may be None)."""
+    if min is None and max is None:
+        raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return ClampBackward0.apply(input, min, max)
+    return ClampBackward1.apply(input, min=min, max=max)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def maximum(input, other):
+    return MaximumBackward0.apply(input, _operand(other, "maximum"))
+
+
+def minimum(input, other):
+    return MinimumBackward0.apply(input, _operand(other, "minimum"))
+
+
+def where(condition, input, other):
+    """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
+    if not isinstance(condition, Tensor) or condition.dtype is not backend.bool_:
+        raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                        f"{getattr(condition, 'dtype', type(condition).__name__)!r}")
+    input, other = _operand(input, "where"), _operand(other, "where")
+    dtype = backend.result_type(*(x for x in (input, other))).np_dtype
+    return WhereBackward0.apply(condition, input, other, dtype=dtype)
+
+
+def clone(input):
+    return CloneBackward0.apply(input)
+
+
+# -- comparisons and logic (results are bool tensors with no history) ---------------------------
+def _compare(name: str):
+    def fn(input, other):
+        if other is None:
+            return NotImplemented  # t == None is False, as in PyTorch
+        a = input._data if isinstance(input, Tensor) else input
+        b = other._data if isinstance(other, Tensor) else _operand(other, name)
+        xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
+        try:
+            return Tensor._make(getattr(xp, name)(a, b))
+        except ValueError as exc:
+            shapes = [tuple(x._data.shape) for x in (input, other) if isinstance(x, Tensor)]
+            raise RuntimeError(f"{name}: cannot compare tensors of shapes {shapes}: {exc}") from exc
+    fn.__name__ = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                   "greater_equal": "ge", "logical_and": "logical_and", "logical_or": "logical_or",
+                   "logical_xor": "logical_xor"}[name]
+    return fn
+
+
+eq = _compare("equal")
+ne = _compare("not_equal")
+lt = _compare("less")
+le = _compare("less_equal")
+gt = _compare("greater")
+ge = _compare("greater_equal")
+logical_and = _compare("logical_and")
+logical_or = _compare("logical_or")
+logical_xor = _compare("logical_xor")
+
+
+def logical_not(input):
+    return Tensor._make(backend.namespace_of(input._data).logical_not(input._data))
+
+
+def _bitwise(name: str):
+    def fn(input, other):
+        a, b = input._data, (other._data if isinstance(other, Tensor) else other)
+        if input._data.dtype.kind == "f" or (isinstance(other, Tensor) and other._data.dtype.kind == "f"):
+            raise TypeError(f"{name} is only supported for integer and boolean tensors, got {input.dtype!r}")
+        return Tensor._make(getattr(backend.namespace_of(a), name)(a, b))
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+
+
+def isnan(input):
+    return Tensor._make(backend.namespace_of(input._data).isnan(input._data))
+
+
+def isinf(input):
+    return Tensor._make(backend.namespace_of(input._data).isinf(input._data))
+
+
+def isfinite(input):
+    return Tensor._make(backend.namespace_of(input._data).isfinite(input._data))
+
+
+def _bind() -> None:
+    """Tensor methods and operators for this family."""
+    def reflected(fn):
+        return lambda self, other: fn(other, self)
+
+    methods = dict(
+        add=add, sub=sub, mul=mul, div=div, true_divide=div, reciprocal=reciprocal, neg=neg, pow=pow,
+        remainder=remainder, abs=abs, exp=exp, log=log, log1p=log1p, sqrt=sqrt, rsqrt=rsqrt, sin=sin,
+        cos=cos, tan=tan, tanh=tanh, sigmoid=sigmoid, relu=relu, sign=sign, floor=floor, ceil=ceil,
+        round=round, trunc=trunc, square=square, clamp=clamp, clip=clip, clamp_min=clamp_min,
+        clamp_max=clamp_max, maximum=maximum, minimum=minimum, clone=clone, eq=eq, ne=ne, lt=lt, le=le,
+        gt=gt, ge=ge, logical_and=logical_and, logical_or=logical_or, logical_xor=logical_xor,
+        logical_not=logical_not, isnan=isnan, isinf=isinf, isfinite=isfinite, floor_divide=floor_divide,
+        multiply=mul, subtract=sub, divide=div, negative=neg, greater=gt, less=lt,
+        __add__=add, __radd__=add, __sub__=sub, __rsub__=rsub, __mul__=mul, __rmul__=mul,
+        __truediv__=div, __rtruediv__=reflected(div), __pow__=pow, __rpow__=reflected(pow),
+        __mod__=remainder, __rmod__=reflected(remainder), __floordiv__=floor_divide,
+        __rfloordiv__=reflected(floor_divide), __neg__=neg, __abs__=abs, __pos__=lambda self: self,
+        __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
+        __and__=lambda a, b: logical_and(a, b) if a.dtype is backend.bool_ else bitwise_and(a, b),
+        __or__=lambda a, b: logical_or(a, b) if a.dtype is backend.bool_ else bitwise_or(a, b),
+        __xor__=lambda a, b: logical_xor(a, b) if a.dtype is backend.bool_ else bitwise_xor(a, b),
+        __invert__=lambda a: logical_not(a) if a.dtype is backend.bool_ else
+        Tensor._make(backend.namespace_of(a._data).invert(a._data)),
+    )
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+
+
+_bind()

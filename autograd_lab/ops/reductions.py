@@ -1,0 +1,460 @@
+"""Reductions: sum, mean, prod, var, std, max/min, logsumexp; argmax/argmin (no gradient).
+
+A reduction's gradient is the incoming gradient, put back in the reduced dimensions (``reshape``)
+and spread over the input (``expand``), times the local derivative.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+from .. import backend
+from ..tensor import Tensor, _wrap_dim
+from ._op import Op
+
+ValuesIndices = namedtuple("max", ["values", "indices"])
+MinValuesIndices = namedtuple("min", ["values", "indices"])
+
+
+def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
+    """``dim`` (None, an int or a sequence) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    dims = tuple(sorted(_wrap_dim(d, ndim, op) for d in dim))
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"{op}: dim {list(dim)} appears multiple times in the list of dims")
+    return dims
+
+
+def _kept_shape(sizes: tuple, dims: tuple) -> tuple:
+    """The shape of a reduction over ``dims`` with ``keepdim=True``."""
+    return tuple(1 if i in dims else s for i, s in enumerate(sizes))
+
+
+def _restore(grad: Tensor, sizes: tuple, dims: tuple, keepdim: bool) -> Tensor:
+    """Put a reduced gradient back in the reduced dims (size 1), ready to broadcast over ``sizes``."""
+    return grad if keepdim else grad.reshape(_kept_shape(sizes, dims))
+
+
+def _asarray(xp, value, like):
+    """NumPy reductions return scalars for 0-d results: keep them arrays of the expected dtype."""
+    return xp.asarray(value, dtype=getattr(value, "dtype", like.dtype))
+
+
+class SumBackward0(Op):
+    """out = sum of all elements"""
+    saves = ("self_sym_sizes",)
+
+    def forward(xp, self):
+        return _asarray(xp, xp.sum(self), self)
+
+    def d_self(grad, self_sym_sizes):
+        return grad.expand(self_sym_sizes)
+
+
+class SumBackward1(Op):
+    """out = sum over dims"""
+    saves = ("dim", "keepdim", "self_sym_sizes")
+
+    def forward(xp, self, *, dim, keepdim):
+        return _asarray(xp, xp.sum(self, axis=dim, keepdims=keepdim), self)
+
+    def d_self(grad, dim, keepdim, self_sym_sizes):
+        return _restore(grad, self_sym_sizes, dim, keepdim).expand(self_sym_sizes)
+
+
+class MeanBackward0(Op):
+    """out = mean of all elements"""
+    saves = ("self_sym_numel", "self_sym_sizes")
+
+    def forward(xp, self):
+        return _asarray(xp, xp.mean(self), self)
+
+    def d_self(grad, self_sym_numel, self_sym_sizes):
+        return grad.expand(self_sym_sizes) / self_sym_numel
+
+
+class MeanBackward1(Op):
+    """out = mean over dims"""
+    saves = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
+
+    def forward(xp, self, *, dim, keepdim):
+        return _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self)
+
+    def d_self(grad, dim, keepdim, self_sym_numel, self_sym_sizes):
+        count = 1
+        for d in dim:
+            count *= self_sym_sizes[d]
+        return _restore(grad, self_sym_sizes, dim, keepdim).expand(self_sym_sizes) / count
+
+
+def _prod_others(self: Tensor, dims: tuple) -> Tensor:
+    """For each element, the product of the *other* elements of its reduction group.
+
+    Dividing the product by the element fails at zeros, so this multiplies exclusive
+    products instead: one extra product per position along the reduced dims.
+    """
+    flat_dims = dims
+    moved = self.permute([d for d in range(self.ndim) if d not in flat_dims] + list(flat_dims))
+    kept = moved.shape[: self.ndim - len(flat_dims)]
+    flat = moved.reshape(tuple(kept) + (-1,))
+    n = flat.shape[-1]
+    parts = [cat([flat[..., :i], flat[..., i + 1:]], dim=-1).prod(dim=-1) for i in range(n)]
+    others = stack(parts, dim=-1).reshape(moved.shape)
+    inverse = [0] * self.ndim
+    for i, d in enumerate([d for d in range(self.ndim) if d not in flat_dims] + list(flat_dims)):
+        inverse[d] = i
+    return others.permute(inverse)
+
+
+class ProdBackward0(Op):
+    """out = product of all elements"""
+    saves = ("result", "self")
+
+    def forward(xp, self):
+        return _asarray(xp, xp.prod(self), self)
+
+    def d_self(grad, result, self):
+        if not bool((self._data == 0).any()):
+            return grad * result / self
+        return grad * _prod_others(self, tuple(range(self.ndim)))
+
+
+class ProdBackward1(Op):
+    """out = product over one dim"""
+    saves = ("dim", "keepdim", "result", "self")
+
+    def forward(xp, self, *, dim, keepdim):
+        return _asarray(xp, xp.prod(self, axis=dim, keepdims=keepdim), self)
+
+    def d_self(grad, dim, keepdim, result, self):
+        dims = (dim,)
+        grad = _restore(grad, self.shape, dims, keepdim)
+        if not bool((self._data == 0).any()):
+            return grad * _restore(result, self.shape, dims, keepdim) / self
+        return grad * _prod_others(self, dims)
+
+
+class VarBackward0(Op):
+    """out = sum((x - mean)^2) / (N - correction) over dims"""
+    saves = ("correction", "dim", "keepdim", "self")
+
+    def forward(xp, self, *, dim, correction, keepdim):
+        return _asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+
+    def d_self(grad, correction, dim, keepdim, self):
+        n = 1
+        for d in dim:
+            n *= self.shape[d]
+        centered = self - self.mean(dim=dim, keepdim=True)
+        return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / (n - correction))
+
+
+class StdBackward0(Op):
+    """out = sqrt(var) over dims"""
+    saves = ("correction", "dim", "keepdim", "result", "self")
+
+    def forward(xp, self, *, dim, correction, keepdim):
+        return _asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+
+    def d_self(grad, correction, dim, keepdim, result, self):
+        n = 1
+        for d in dim:
+            n *= self.shape[d]
+        centered = self - self.mean(dim=dim, keepdim=True)
+        scale = _restore(grad, self.shape, dim, keepdim) / _restore(result, self.shape, dim, keepdim)
+        return scale * centered / (n - correction)
+
+
+class _EvenlyDistributed(Op):
+    """max()/min() of all elements: ties share the gradient evenly"""
+    saves = ("result", "self")
+
+    def d_self(grad, result, self):
+        mask = self == result
+        return grad * mask / mask.sum()
+
+
+class MaxBackward1(_EvenlyDistributed):
+    def forward(xp, self):
+        _nonempty(self, "max")
+        return _asarray(xp, xp.max(self), self)
+
+
+class MinBackward1(_EvenlyDistributed):
+    def forward(xp, self):
+        _nonempty(self, "min")
+        return _asarray(xp, xp.min(self), self)
+
+
+def _nonempty(array, op: str) -> None:
+    if array.size == 0:
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+
+
+class _ValueSelecting(Op):
+    """max/min over a dim: the gradient goes to the selected element of each slice"""
+    saves = ("dim", "indices", "keepdim", "self_sym_sizes")
+
+    def forward(xp, self, *, dim, indices, keepdim):
+        values = xp.take_along_axis(self, indices, axis=dim)
+        return values if keepdim else xp.squeeze(values, axis=dim)
+
+    def d_self(grad, dim, indices, keepdim, self_sym_sizes):
+        grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
+        return _zeros_scatter(grad, self_sym_sizes, dim, indices)
+
+
+class MaxBackward0(_ValueSelecting):
+    pass
+
+
+class MinBackward0(_ValueSelecting):
+    pass
+
+
+class LogsumexpBackward0(Op):
+    """out = log(sum(exp(x))) over dims, computed stably around the maximum"""
+    saves = ("dim", "keepdim", "result", "self")
+
+    def forward(xp, self, *, dim, keepdim):
+        peak = xp.max(self, axis=dim, keepdims=True)
+        peak = xp.where(xp.isfinite(peak), peak, 0)
+        out = xp.log(xp.sum(xp.exp(self - peak), axis=dim, keepdims=True)) + peak
+        return _asarray(xp, out if keepdim else xp.squeeze(out, axis=dim), self)
+
+    def d_self(grad, dim, keepdim, result, self):
+        shape = self.shape
+        return _restore(grad, shape, dim, keepdim) * (self - _restore(result, shape, dim, keepdim)).exp()
+
+
+class GatherBackward0(Op):
+    """out[i][j] = self[index[i][j]][j] (along ``dim``)"""
+    saves = ("dim", "index", "self_sym_sizes")
+
+    def forward(xp, self, *, dim, index):
+        return xp.take_along_axis(self, index, axis=dim)
+
+    def d_self(grad, dim, index, self_sym_sizes):
+        return _zeros_scatter(grad, self_sym_sizes, dim, index)
+
+
+class ScatterAddBackward0(Op):
+    """out = self, with src added at ``index`` along ``dim`` (repeated indices accumulate)"""
+    saves = ("dim", "index")
+    promotes = True
+
+    def forward(xp, self, src, *, dim, index):
+        out = self.copy()
+        _add_at_along(xp, out, index, src, dim)
+        return out
+
+    def d_self(grad, dim, index):
+        return grad
+
+    def d_src(grad, dim, index):
+        return GatherBackward0.apply(grad, dim=dim, index=index)
+
+
+def _add_at_along(xp, out, index, src, dim) -> None:
+    """``out[..., index, ...] += src`` along ``dim``, accumulating repeated indices."""
+    grids = list(xp.indices(index.shape, sparse=True))
+    grids[dim] = index
+    xp.add.at(out, tuple(grids), src[tuple(slice(0, s) for s in index.shape)])
+
+
+def _zeros_scatter(grad: Tensor, sizes: tuple, dim: int, index) -> Tensor:
+    """zeros(sizes) with ``grad`` added at ``index`` along ``dim`` (differentiable in ``grad``)."""
+    xp = backend.namespace_of(grad._data)
+    zeros = Tensor._make(xp.zeros(sizes, dtype=grad._data.dtype))
+    return ScatterAddBackward0.apply(zeros, grad, dim=dim, index=index)
+
+
+# -- front-end functions ------------------------------------------------------------------------
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - mirrors torch.sum
+    """Sum of all elements, or over ``dim`` (an int or a tuple)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8):
+        input = input.to(backend.int64)  # PyTorch sums bool and small ints as int64
+    if dim is None:
+        return SumBackward0.apply(input)
+    return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean of all elements, or over ``dim``; floating dtypes only, as in PyTorch."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.is_floating_point():
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {input.dtype._legacy_name.replace('Tensor', '')}. [autograd_lab] convert first: t.float().mean()"
+        )
+    if dim is None:
+        return MeanBackward0.apply(input)
+    return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return ProdBackward0.apply(input)
+    return ProdBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "prod"), keepdim=keepdim)
+
+
+def _correction(unbiased, correction) -> int:
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
+    if isinstance(dim, bool):  # var(unbiased) positional form
+        dim, unbiased = None, dim
+    return VarBackward0.apply(input, dim=_dims(dim, input.ndim, "var"), correction=_correction(unbiased, correction),
+                              keepdim=keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return StdBackward0.apply(input, dim=_dims(dim, input.ndim, "std"), correction=_correction(unbiased, correction),
+                              keepdim=keepdim)
+
+
+def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg, result_type, elementwise):
+    if isinstance(dim, Tensor):
+        other, dim = dim, None
+    if other is not None:
+        return elementwise(input, other)
+    if dim is None:
+        return whole_cls.apply(input)
+    d = _wrap_dim(dim, input.ndim, name)
+    if input.shape[d] == 0 if input.ndim else False:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    xp = backend.namespace_of(input._data)
+    data = input._data if input.ndim else input._data.reshape(1)
+    indices = xp.expand_dims(getattr(xp, arg)(data, axis=d), d)
+    values = dim_cls.apply(input if input.ndim else input.reshape(1), dim=d, indices=indices, keepdim=keepdim)
+    if not input.ndim:
+        values = values.reshape(())
+    idx = indices if keepdim else xp.squeeze(indices, axis=d)
+    return result_type(values, Tensor._make(idx.astype(xp.int64).reshape(values.shape)))
+
+
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    """Largest element; with ``dim``, ``(values, indices)``; with a tensor, the elementwise maximum."""
+    from .pointwise import maximum
+    return _select_reduction(input, dim, keepdim, other, "max", MaxBackward1, MaxBackward0, "argmax",
+                             ValuesIndices, maximum)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    """Smallest element; with ``dim``, ``(values, indices)``; with a tensor, the elementwise minimum."""
+    from .pointwise import minimum
+    return _select_reduction(input, dim, keepdim, other, "min", MinBackward1, MinBackward0, "argmin",
+                             MinValuesIndices, minimum)
+
+
+def amax(input, dim=None, keepdim=False):
+    return max(input, dim, keepdim).values if dim is not None and isinstance(dim, int) else _amax_multi(
+        input, dim, keepdim, "max")
+
+
+def amin(input, dim=None, keepdim=False):
+    return min(input, dim, keepdim).values if dim is not None and isinstance(dim, int) else _amax_multi(
+        input, dim, keepdim, "min")
+
+
+def _amax_multi(input, dim, keepdim, which):
+    dims = _dims(dim, input.ndim, "a" + which)
+    out = input
+    for d in reversed(dims):
+        out = (max if which == "max" else min)(out, d, keepdim=True).values
+    return out if keepdim else out.reshape(tuple(s for i, s in enumerate(input.shape) if i not in dims))
+
+
+def _arg(name):
+    def fn(input, dim=None, keepdim=False):
+        xp = backend.namespace_of(input._data)
+        if dim is None:
+            out = getattr(xp, name)(input._data.reshape(-1))
+            out = xp.asarray(out, dtype=xp.int64)
+            return Tensor._make(out.reshape((1,) * input.ndim) if keepdim else out)
+        d = _wrap_dim(dim, input.ndim, name)
+        return Tensor._make(getattr(xp, name)(input._data, axis=d, keepdims=keepdim).astype(xp.int64))
+    fn.__name__ = name
+    return fn
+
+
+argmax = _arg("argmax")
+argmin = _arg("argmin")
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))``, without overflow."""
+    return LogsumexpBackward0.apply(input, dim=_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
+
+
+def gather(input, dim, index):
+    """Pick values along ``dim`` at ``index`` (an int64 tensor shaped like the output)."""
+    d = _wrap_dim(dim, input.ndim, "gather")
+    return GatherBackward0.apply(input, dim=d, index=index._data)
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate)."""
+    d = _wrap_dim(dim, input.ndim, "scatter_add")
+    return ScatterAddBackward0.apply(input, src, dim=d, index=index._data)
+
+
+def sum_to_size(input, *size):
+    """Sum ``input`` down to ``size`` (the inverse of broadcasting ``size`` up to ``input``'s shape)."""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    have = tuple(input.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or builtins.any(s not in (1, h) for s, h in zip(shape, have[lead:])):
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(have)}.")
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1)
+    out = sum(input, dims, keepdim=True) if dims else input
+    return out.reshape(shape) if lead else out
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    xp = backend.namespace_of(input._data)
+    return Tensor._make(xp.asarray(xp.all(input._data, axis=dim, keepdims=keepdim)))
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    xp = backend.namespace_of(input._data)
+    return Tensor._make(xp.asarray(xp.any(input._data, axis=dim, keepdims=keepdim)))
+
+
+def norm(input, p=2, dim=None, keepdim=False):
+    """The ``p``-norm (``p`` = 1, 2, ``inf`` or any positive number) of all elements or over ``dim``."""
+    from .pointwise import abs as abs_
+    if p == 2:
+        return sum(input * input, dim, keepdim).sqrt()
+    if p == 1:
+        return sum(abs_(input), dim, keepdim)
+    if p == float("inf"):
+        return amax(abs_(input), dim, keepdim)
+    return sum(abs_(input) ** p, dim, keepdim) ** (1.0 / p)
+
+
+def _bind() -> None:
+    for name, fn in dict(sum=sum, mean=mean, prod=prod, var=var, std=std, max=max, min=min, amax=amax,
+                         amin=amin, argmax=argmax, argmin=argmin, logsumexp=logsumexp, gather=gather,
+                         scatter_add=scatter_add, sum_to_size=sum_to_size, all=all, any=any, norm=norm).items():
+        setattr(Tensor, name, fn)
+
+
+_bind()

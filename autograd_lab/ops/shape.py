@@ -1,0 +1,608 @@
+"""Shape ops: views (view, reshape, transpose, permute, expand, squeeze, unsqueeze, split, unbind,
+narrow, select, diagonal) and copies (repeat, cat, stack, flip).
+
+A view shares its base's memory and version counter (``_base`` points to the base): modifying one
+in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one.
+"""
+
+from __future__ import annotations
+
+from .. import backend
+from ..tensor import Tensor, _wrap_dim
+from ._op import Op
+
+
+def _sizes(args) -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return tuple(int(s) for s in args[0])
+    return tuple(int(s) for s in args)
+
+
+def _zeros(like: Tensor, shape) -> Tensor:
+    return Tensor._make(backend.namespace_of(like._data).zeros(shape, dtype=like._data.dtype))
+
+
+class ViewBackward0(Op):
+    """out = self with another shape, same memory"""
+    saves = ("self_sym_sizes",)
+    is_view = True
+
+    def forward(xp, self, *, shape):
+        out = self.reshape(shape)
+        if out.size and not xp.shares_memory(out, self):
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                "across two contiguous subspaces). Use .reshape(...) instead. [autograd_lab] view"
+                f"{tuple(shape)} of a non-contiguous tensor of shape {self.shape}"
+            )
+        return out
+
+    def d_self(grad, self_sym_sizes):
+        return grad.reshape(self_sym_sizes)
+
+
+class UnsafeViewBackward0(Op):
+    """out = a reshaped copy (reshape of a tensor that no view can express)"""
+    saves = ("self_sym_sizes",)
+
+    def forward(xp, self, *, shape):
+        return self.reshape(shape)
+
+    def d_self(grad, self_sym_sizes):
+        return grad.reshape(self_sym_sizes)
+
+
+class AliasBackward0(Op):
+    is_view = True
+
+    def forward(xp, self):
+        return self.view()
+
+    def d_self(grad):
+        return grad
+
+
+class TBackward0(Op):
+    is_view = True
+
+    def forward(xp, self):
+        return self.T
+
+    def d_self(grad):
+        return grad.t()
+
+
+class TransposeBackward0(Op):
+    saves = ("dim0", "dim1")
+    is_view = True
+
+    def forward(xp, self, *, dim0, dim1):
+        return xp.swapaxes(self, dim0, dim1)
+
+    def d_self(grad, dim0, dim1):
+        return grad.transpose(dim0, dim1)
+
+
+class PermuteBackward0(Op):
+    saves = ("dims",)
+    is_view = True
+
+    def forward(xp, self, *, dims):
+        return xp.transpose(self, dims)
+
+    def d_self(grad, dims):
+        inverse = [0] * len(dims)
+        for i, d in enumerate(dims):
+            inverse[d] = i
+        return grad.permute(inverse)
+
+
+class ExpandBackward0(Op):
+    """out = self broadcast to a larger shape, without copying"""
+    saves = ("self_sym_sizes",)
+    is_view = True
+
+    def forward(xp, self, *, size):
+        return xp.broadcast_to(self, size)
+
+    def d_self(grad, self_sym_sizes):
+        return grad.sum_to_size(self_sym_sizes)
+
+
+class _Squeeze(Op):
+    saves = ("self_sym_sizes",)
+    is_view = True
+
+    def forward(xp, self, *, dim):
+        return xp.squeeze(self, axis=dim)
+
+    def d_self(grad, *saved):  # saved ends with self_sym_sizes (after dim, for the variants that save it)
+        return grad.reshape(saved[-1])
+
+
+class SqueezeBackward0(_Squeeze):
+    """squeeze(): every size-1 dim"""
+
+
+class SqueezeBackward1(_Squeeze):
+    """squeeze(dim)"""
+    saves = ("dim", "self_sym_sizes")
+
+
+class SqueezeBackward2(_Squeeze):
+    """squeeze(dims)"""
+    saves = ("dim", "self_sym_sizes")
+
+
+class UnsqueezeBackward0(Op):
+    saves = ("dim",)
+    is_view = True
+
+    def forward(xp, self, *, dim):
+        return xp.expand_dims(self, dim)
+
+    def d_self(grad, dim):
+        return grad.squeeze(dim)
+
+
+class RepeatBackward0(Op):
+    """out = self tiled ``repeats`` times along each dim (a copy)"""
+    saves = ("repeats", "self_sym_sizes")
+
+    def forward(xp, self, *, repeats):
+        lead = len(repeats) - self.ndim
+        return xp.tile(self.reshape((1,) * lead + self.shape), repeats)
+
+    def d_self(grad, repeats, self_sym_sizes):
+        lead = len(repeats) - len(self_sym_sizes)
+        sizes = (1,) * lead + tuple(self_sym_sizes)
+        split = []
+        for r, s in zip(repeats, sizes):
+            split += [r, s]
+        summed = grad.reshape(split).sum(dim=tuple(range(0, 2 * len(sizes), 2)))
+        return summed.reshape(self_sym_sizes)
+
+
+class CatBackward0(Op):
+    """out = inputs joined along ``dim``"""
+    saves = ("dim", "sizes")
+
+    def forward(xp, *tensors, dim, sizes):
+        return xp.concatenate(tensors, axis=dim)
+
+    def backward(grad, dim, sizes):
+        return tuple(grad.split(list(sizes), dim))
+
+
+class StackBackward0(Op):
+    """out = inputs stacked along a new ``dim``"""
+    saves = ("dim",)
+
+    def forward(xp, *tensors, dim):
+        return xp.stack(tensors, axis=dim)
+
+    def backward(grad, dim):
+        return tuple(grad.unbind(dim))
+
+
+def _fill_missing(grads, like_shapes, ref) -> list:
+    """Gradients of multi-output views: outputs that got none contribute zeros."""
+    return [g if g is not None else _zeros(ref, shape) for g, shape in zip(grads, like_shapes)]
+
+
+class SplitBackward0(Op):
+    """outputs = views of consecutive pieces of ``split_size`` along ``dim``"""
+    saves = ("dim", "self_sym_sizes", "split_size")
+    is_view = True
+
+    def forward(xp, self, *, split_size, dim):
+        n = self.shape[dim]
+        bounds = list(range(split_size, n, split_size)) if n else []
+        return tuple(xp.split(self, bounds, axis=dim)) if bounds or n else (self,)
+
+    def backward(grads, dim, self_sym_sizes, split_size):
+        ref = next(g for g in grads if g is not None)
+        n = self_sym_sizes[dim]
+        shapes = []
+        for start in range(0, n, split_size) if n else [0]:
+            shape = list(self_sym_sizes)
+            shape[dim] = min(split_size, n - start)
+            shapes.append(tuple(shape))
+        return cat(_fill_missing(grads, shapes, ref), dim)
+
+
+class SplitWithSizesBackward0(Op):
+    """outputs = views of pieces of the given sizes along ``dim``"""
+    saves = ("dim", "self_sym_sizes", "split_sizes")
+    is_view = True
+
+    def forward(xp, self, *, split_sizes, dim):
+        bounds, total = [], 0
+        for s in split_sizes[:-1]:
+            total += s
+            bounds.append(total)
+        return tuple(xp.split(self, bounds, axis=dim))
+
+    def backward(grads, dim, self_sym_sizes, split_sizes):
+        ref = next(g for g in grads if g is not None)
+        shapes = []
+        for s in split_sizes:
+            shape = list(self_sym_sizes)
+            shape[dim] = s
+            shapes.append(tuple(shape))
+        return cat(_fill_missing(grads, shapes, ref), dim)
+
+
+class UnbindBackward0(Op):
+    """outputs = the slices along ``dim``, as views"""
+    saves = ("dim",)
+    is_view = True
+
+    def forward(xp, self, *, dim):
+        index = (slice(None),) * dim
+        return tuple(self[index + (i, Ellipsis)] for i in range(self.shape[dim]))  # `...` keeps 0-d views
+
+    def backward(grads, dim):
+        ref = next(g for g in grads if g is not None)
+        return stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
+
+
+class FlipBackward0(Op):
+    saves = ("dims",)
+
+    def forward(xp, self, *, dims):
+        return xp.flip(self, axis=dims).copy()
+
+    def d_self(grad, dims):
+        return grad.flip(dims)
+
+
+class SliceBackward0(Op):
+    """out = self[start:end:step] along ``dim``, a view"""
+    saves = ("dim", "end", "self_sym_sizes", "start", "step")
+    is_view = True
+
+    def forward(xp, self, *, dim, start, end, step):
+        return self[(slice(None),) * dim + (slice(start, end, step),)]
+
+    def d_self(grad, dim, end, self_sym_sizes, start, step):
+        return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
+
+
+class SelectBackward0(Op):
+    """out = self[..., index, ...] at ``dim``, a view with one dim fewer"""
+    saves = ("dim", "index", "self_sym_sizes")
+    is_view = True
+
+    def forward(xp, self, *, dim, index):
+        return self[(slice(None),) * dim + (index, Ellipsis)]  # `...` makes a 0-d result a view, not a copy
+
+    def d_self(grad, dim, index, self_sym_sizes):
+        return _embed(grad, self_sym_sizes, (slice(None),) * dim + (index,))
+
+
+class DiagonalBackward0(Op):
+    saves = ("dim1", "dim2", "offset", "self_sym_sizes")
+    is_view = True
+
+    def forward(xp, self, *, offset, dim1, dim2):
+        return xp.diagonal(self, offset, dim1, dim2)
+
+    def d_self(grad, dim1, dim2, offset, self_sym_sizes):
+        return DiagonalBackwardBackward0.apply(grad, sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1, dim2=dim2)
+
+
+class DiagonalBackwardBackward0(Op):
+    """out = zeros(sizes) with ``self`` written on a diagonal (the gradient of ``diagonal``)"""
+    saves = ("dim1", "dim2", "offset")
+
+    def forward(xp, self, *, sizes, offset, dim1, dim2):
+        out = xp.zeros(sizes, dtype=self.dtype)
+        moved = xp.moveaxis(out, (dim1, dim2), (-2, -1))  # a writable view; the diagonal is its last dim
+        steps = xp.arange(self.shape[-1])
+        moved[..., steps + max(-offset, 0), steps + max(offset, 0)] = self
+        return out
+
+    def d_self(grad, dim1, dim2, offset):
+        return grad.diagonal(offset, dim1, dim2)
+
+
+class SliceBackwardBackward0(Op):
+    """out = zeros(sizes) with ``self`` written at a basic index (the gradient of slicing)"""
+    saves = ("index",)
+
+    def forward(xp, self, *, sizes, index):
+        out = xp.zeros(sizes, dtype=self.dtype)
+        out[index] = self
+        return out
+
+    def d_self(grad, index):
+        return Tensor.__getitem__(grad, index)
+
+
+def _embed(grad: Tensor, sizes, index) -> Tensor:
+    return SliceBackwardBackward0.apply(grad, sizes=tuple(sizes), index=index)
+
+
+# -- front-end functions ------------------------------------------------------------------------
+def _infer_shape(shape: tuple, numel: int, op: str) -> tuple:
+    known, unknown = 1, [i for i, s in enumerate(shape) if s == -1]
+    for s in shape:
+        if s != -1:
+            known *= s
+    if len(unknown) > 1:
+        raise RuntimeError(f"{op}: only one dimension can be inferred (shape {list(shape)})")
+    if unknown and known and numel % known == 0:
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if any(s < 0 for s in shape) or _numel(shape) != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def view(input, *shape):
+    """The same data seen with another shape (must be expressible without copying)."""
+    if len(shape) == 1 and isinstance(shape[0], backend.dtype):
+        raise TypeError("view(dtype) is not supported by autograd_lab; use .to(dtype) for a converted copy")
+    return ViewBackward0.apply(input, shape=_infer_shape(_sizes(shape), input.numel(), "view"))
+
+
+def reshape(input, *shape):
+    """Another shape: a view when the memory layout allows, else a copy (as in PyTorch)."""
+    shape = _infer_shape(_sizes(shape), input.numel(), "reshape")
+    data = input._data
+    if data.flags["C_CONTIGUOUS"] or data.size <= 1:
+        return ViewBackward0.apply(input, shape=shape)
+    attempt = data.reshape(shape)
+    if backend.namespace_of(data).shares_memory(attempt, data):
+        return ViewBackward0.apply(input, shape=shape)
+    return UnsafeViewBackward0.apply(input.clone(), shape=shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, 1)
+    start = _wrap_dim(start_dim, input.ndim, "flatten")
+    end = _wrap_dim(end_dim, input.ndim, "flatten")
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = input.shape
+    return reshape(input, tuple(shape[:start]) + (-1,) + tuple(shape[end + 1:]))
+
+
+def unflatten(input, dim, sizes):
+    d = _wrap_dim(dim, input.ndim, "unflatten")
+    shape = input.shape
+    return reshape(input, tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:]))
+
+
+def t(input):
+    """Transpose of a tensor of at most 2 dims."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return TBackward0.apply(input)
+
+
+def transpose(input, dim0, dim1):
+    n = input.ndim
+    return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n, "transpose"), dim1=_wrap_dim(dim1, n, "transpose"))
+
+
+swapaxes = transpose
+
+
+def permute(input, *dims):
+    dims = _sizes(dims)
+    if len(dims) != input.ndim:
+        raise RuntimeError("permute(): number of dimensions in the tensor input does not match the length of the "
+                           f"desired ordering of dimensions i.e. input.dim() = {input.ndim} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(d, input.ndim, "permute") for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"permute(): duplicate dims are not allowed (got {list(dims)})")
+    return PermuteBackward0.apply(input, dims=dims)
+
+
+def movedim(input, source, destination):
+    order = [d for d in range(input.ndim) if d != _wrap_dim(source, input.ndim, "movedim")]
+    order.insert(_wrap_dim(destination, input.ndim, "movedim"), _wrap_dim(source, input.ndim, "movedim"))
+    return permute(input, order)
+
+
+def expand(input, *sizes):
+    """A view broadcasting size-1 dims to ``sizes`` (-1 keeps a dim); no memory is copied."""
+    sizes = _sizes(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(
+            f"expand({input.dtype._legacy_name}{{{list(input.shape)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({input.ndim})"
+        )
+    lead = len(sizes) - input.ndim
+    final = []
+    for i, s in enumerate(sizes):
+        have = input.shape[i - lead] if i >= lead else None
+        if s == -1:
+            if have is None:
+                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension ({list(sizes)})")
+            s = have
+        if have is not None and have != 1 and have != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({have}) at non-singleton "
+                f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(input.shape)}"
+            )
+        final.append(s)
+    return ExpandBackward0.apply(input, size=tuple(final))
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, shape):
+    return expand(input, shape)
+
+
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, or only ``dim`` if it has size 1)."""
+    if dim is None:
+        return SqueezeBackward0.apply(input, dim=tuple(i for i, s in enumerate(input.shape) if s == 1))
+    if isinstance(dim, int):
+        d = _wrap_dim(dim, input.ndim, "squeeze")
+        return SqueezeBackward1.apply(input, dim=(d,) if input.ndim and input.shape[d] == 1 else ())
+    dims = tuple(_wrap_dim(d, input.ndim, "squeeze") for d in dim)
+    return SqueezeBackward2.apply(input, dim=tuple(d for d in dims if input.shape[d] == 1))
+
+
+def unsqueeze(input, dim):
+    """Insert a size-1 dim at ``dim`` (a view)."""
+    return UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input.ndim + 1, "unsqueeze"))
+
+
+def repeat(input, *repeats):
+    repeats = _sizes(repeats)
+    if len(repeats) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           f"tensor (repeat dims {list(repeats)}, tensor shape {list(input.shape)})")
+    return RepeatBackward0.apply(input, repeats=repeats)
+
+
+def cat(tensors, dim=0):
+    """Join tensors along an existing ``dim``; all other sizes must match."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    ref = tensors[0]
+    d = _wrap_dim(dim, ref.ndim, "cat")
+    target = backend.result_type(*tensors) if len({t._data.dtype for t in tensors}) > 1 else None
+    for i, t in enumerate(tensors):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim} "
+                               f"(cat of shapes {[list(x.shape) for x in tensors]})")
+        for k in range(ref.ndim):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref.shape[k]} but got size "
+                    f"{t.shape[k]} for tensor number {i} in the list. [autograd_lab] cat of shapes "
+                    f"{[list(x.shape) for x in tensors]}"
+                )
+    if target is not None:
+        tensors = [t if t.dtype is target else t.to(target) for t in tensors]
+    return CatBackward0.apply(*tensors, dim=d, sizes=tuple(t.shape[d] for t in tensors))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    """Join same-shaped tensors along a new ``dim``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(t.shape)} at entry {i}")
+    if len({t._data.dtype for t in tensors}) > 1:
+        target = backend.result_type(*tensors)
+        tensors = [t if t.dtype is target else t.to(target) for t in tensors]
+    return StackBackward0.apply(*tensors, dim=_wrap_dim(dim, tensors[0].ndim + 1, "stack"))
+
+
+def split(input, split_size_or_sections, dim=0):
+    """Views of consecutive pieces: of size ``split_size`` each, or of the listed sizes."""
+    d = _wrap_dim(dim, input.ndim, "split")
+    if isinstance(split_size_or_sections, int):
+        if split_size_or_sections <= 0 and input.shape[d]:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {input.shape[d]}")
+        return SplitBackward0.apply(input, split_size=split_size_or_sections, dim=d)
+    sizes = tuple(int(s) for s in split_size_or_sections)
+    if sum(sizes) != input.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input tensor's "
+                           f"size at dimension {d}), but got split_sizes={list(sizes)}")
+    return SplitWithSizesBackward0.apply(input, split_sizes=sizes, dim=d)
+
+
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` pieces of (nearly) equal size."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[_wrap_dim(dim, input.ndim, "chunk")]
+    return split(input, max(-(-n // chunks), 1), dim)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of views."""
+    return UnbindBackward0.apply(input, dim=_wrap_dim(dim, input.ndim, "unbind"))
+
+
+def flip(input, *dims):
+    dims = tuple(_wrap_dim(d, input.ndim, "flip") for d in _sizes(dims))
+    return FlipBackward0.apply(input, dims=dims)
+
+
+def narrow(input, dim, start, length):
+    """A view of ``length`` elements from ``start`` along ``dim``."""
+    d = _wrap_dim(dim, input.ndim, "narrow")
+    size = input.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return SliceBackward0.apply(input, dim=d, start=start, end=start + length, step=1)
+
+
+def select(input, dim, index):
+    """A view of slice ``index`` along ``dim`` (that dim disappears)."""
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, input.ndim, "select")
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    return SelectBackward0.apply(input, dim=d, index=index + size if index < 0 else index)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    n = input.ndim
+    return DiagonalBackward0.apply(input, offset=offset, dim1=_wrap_dim(dim1, n, "diagonal"),
+                                   dim2=_wrap_dim(dim2, n, "diagonal"))
+
+
+def contiguous(input):
+    """``input`` itself if its memory is C-contiguous, else a contiguous copy."""
+    return input if input._data.flags["C_CONTIGUOUS"] else input.clone()
+
+
+def _bind() -> None:
+    methods = dict(
+        view=view, reshape=reshape, flatten=flatten, unflatten=unflatten, t=t, transpose=transpose,
+        swapaxes=swapaxes, permute=permute, movedim=movedim, expand=expand, expand_as=expand_as,
+        broadcast_to=broadcast_to, squeeze=squeeze, unsqueeze=unsqueeze, repeat=repeat, split=split,
+        chunk=chunk, unbind=unbind, flip=flip, narrow=narrow, select=select, diagonal=diagonal,
+        contiguous=contiguous, view_as=lambda self, other: view(self, other.shape),
+        reshape_as=lambda self, other: reshape(self, other.shape),
+    )
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(lambda self: self.permute(tuple(range(self.ndim))[::-1]),
+                        doc="All dims reversed (a view).")
+    Tensor.mT = property(lambda self: self.transpose(-2, -1), doc="The last two dims swapped (a view).")
+    Tensor.__iter__ = lambda self: iter(_iter_rows(self))
+
+
+def _iter_rows(tensor):
+    if tensor.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return unbind(tensor, 0)
+
+
+_bind()
