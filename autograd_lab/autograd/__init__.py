@@ -11,9 +11,15 @@ from collections.abc import Sequence
 from . import graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, backward_steps, run_to_end
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-                        set_grad_enabled)
 
 __all__ = ["backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",

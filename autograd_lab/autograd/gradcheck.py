@@ -55,8 +55,8 @@ def _numerical_jacobians(func, inputs, eps):
 
 
 def _analytical_jacobians(func, inputs):
-    from . import grad as autograd_grad
     from ..creation import zeros_like
+    from . import grad as autograd_grad
     diff = _differentiable_inputs(inputs)
     outs = _outputs(func, inputs)
     jac = [[np.zeros((o.numel(), t.numel())) for _, t in diff] for o in outs]
@@ -91,8 +91,8 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     Every input with ``requires_grad=True`` is perturbed element by element by ``±eps``. Entries
     agree when ``|numerical - analytical| <= atol + rtol * |numerical|``.
     """
-    from ..tensor import Tensor
     from .. import creation
+    from ..tensor import Tensor
     inputs = _as_tuple(inputs)
     diff = _differentiable_inputs(inputs)
     if not diff:
@@ -131,8 +131,8 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
                   gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, **_ignored) -> bool:
     """Check second derivatives: ``gradcheck`` of the map (inputs, v) -> vJP(func)(inputs, v)."""
-    from . import grad as autograd_grad
     from .. import creation
+    from . import grad as autograd_grad
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, _ in _differentiable_inputs(inputs)]
     if grad_outputs is None:

@@ -60,7 +60,8 @@ def _check_bounds(tensor: Tensor, key: tuple) -> None:
         if item is None:
             continue
         if item is Ellipsis:
-            dim = tensor.ndim - sum(1 for k in key[key.index(Ellipsis) + 1:] if k is not None)
+            after = key[next(i for i, k in enumerate(key) if k is Ellipsis) + 1:]
+            dim = tensor.ndim - sum(1 for k in after if k is not None)
             continue
         if isinstance(item, int) and not isinstance(item, bool):
             size = tensor.shape[dim] if dim < tensor.ndim else 0
@@ -75,7 +76,7 @@ def getitem(tensor: Tensor, key):
     key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
     n_dims = sum(1 for k in key if k is not None and k is not Ellipsis and not (
         isinstance(k, Tensor) and k.dtype is backend.bool_))
-    if key.count(Ellipsis) > 1:
+    if sum(1 for k in key if k is Ellipsis) > 1:  # identity, not ==: tensors in the key compare elementwise
         raise IndexError("an index can only have a single ellipsis ('...')")
     if n_dims > tensor.ndim and not any(_is_advanced(k) for k in key):
         raise IndexError(f"too many indices for tensor of dimension {tensor.ndim} (got {n_dims} indices)")

@@ -97,6 +97,7 @@ def _prod_others(self: Tensor, dims: tuple) -> Tensor:
     Dividing the product by the element fails at zeros, so this multiplies exclusive
     products instead: one extra product per position along the reduced dims.
     """
+    from .shape import cat, stack  # shape imports this module
     flat_dims = dims
     moved = self.permute([d for d in range(self.ndim) if d not in flat_dims] + list(flat_dims))
     kept = moved.shape[: self.ndim - len(flat_dims)]
