@@ -30,9 +30,10 @@ test: $(TEST_STAMP)
 	$(PY) -m ruff check autograd_lab tests
 	$(PY) -m pytest
 
+# --allow-root only where you are root (containers, CI machines); Jupyter refuses root otherwise.
 lab: $(VENV)/.deps-lab
 	mkdir -p notebooks
-	$(PY) -m jupyter lab notebooks/
+	$(PY) -m jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check autograd_lab tests
