@@ -34,12 +34,21 @@ def _resolve(dtype, device, default):
 def _finish(data, requires_grad: bool) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
+        if data.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients "
+                f"(asked for a tensor of {t.dtype!r}; pass dtype=al.float32, or float data such as 1.0)"
+            )
         t.requires_grad_(True)
     return t
 
 
-def _infer_array(data):
-    """A NumPy array for nested Python data, with PyTorch's dtype inference."""
+def _infer_array(data, exact: bool = False):
+    """A NumPy array for nested Python data, with PyTorch's dtype inference.
+
+    ``exact`` (an explicit dtype follows): keep Python floats in float64 so that the final cast
+    rounds once, as ``torch.tensor([0.3], dtype=torch.float64)`` does.
+    """
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
@@ -52,7 +61,7 @@ def _infer_array(data):
     if array.dtype == object:
         raise TypeError(f"could not build a tensor from data of type {type(data).__name__}: expected numbers or "
                         "(nested) sequences of numbers")
-    if not isinstance(data, np.ndarray) and array.dtype.kind == "f":
+    if not isinstance(data, np.ndarray) and array.dtype.kind == "f" and not exact:
         array = array.astype(backend.get_default_dtype().np_dtype)
     if not isinstance(data, np.ndarray) and array.dtype.kind in "iu":
         array = array.astype(np.int64)
@@ -85,7 +94,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
             "sourceTensor.clone().detach().requires_grad_(True), rather than al.tensor(sourceTensor).",
             UserWarning, stacklevel=2)
         data = data.detach()._data
-    array = _infer_array(data)
+    array = _infer_array(data, exact=dtype is not None)
     dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
     return _finish(xp.array(array, dtype=dt.np_dtype, copy=True), requires_grad)
 
@@ -94,7 +103,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like :func:`tensor`, but shares memory with ``data`` when it is already a suitable array/tensor."""
     if isinstance(data, Tensor):
         return data if dtype is None or backend.to_dtype(dtype) is data.dtype else data.to(dtype)
-    array = _infer_array(data)
+    array = _infer_array(data, exact=dtype is not None)
     dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
     return Tensor._make(xp.asarray(array, dtype=dt.np_dtype))
 

@@ -188,7 +188,7 @@ class Tensor:
             )
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients "
+                "only Tensors of floating point dtype can require gradients "
                 f"(this tensor is {self.dtype!r}; convert it first, e.g. t.float())"
             )
         if requires_grad and self._is_inference:
@@ -212,13 +212,13 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value.shape != self.shape:
                 raise RuntimeError(
-                    f"assigned grad has data of a different size: the tensor has shape {tuple(self.shape)}, "
-                    f"the grad {tuple(value.shape)}"
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size"
                 )
             if value.dtype is not self.dtype:
                 raise RuntimeError(
-                    f"assigned grad has data of a different type: the tensor is {self.dtype!r}, the grad "
-                    f"{value.dtype!r}"
+                    f"attempting to assign a gradient with dtype {value.dtype!r} to a tensor with dtype "
+                    f"{self.dtype!r}. The gradient must match the tensor's dtype (convert it with .to())"
                 )
         self._grad = value
         self._grad_owned = False

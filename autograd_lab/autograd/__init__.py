@@ -157,7 +157,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
                     f"allow_unused=True if this is the desired behavior. [autograd_lab] input {i} (shape "
                     f"{tuple(t.shape)}) is not reachable from the outputs' grad_fn graph."
                 )

@@ -17,8 +17,9 @@ The order follows PyTorch's CPU engine:
 4. ``AccumulateGrad`` adds into ``.grad`` (in place once ``.grad`` holds a buffer of its own), then
    runs post-accumulate-grad hooks.
 
-With ``inputs``, only the nodes on a path from the roots to those inputs run. ``autograd.grad``
-captures the gradients arriving at the inputs instead of accumulating them.
+With ``inputs``, only the nodes on a path from the roots to those inputs run; ``backward`` makes
+each non-leaf input ``retain_grad()`` (for good, as PyTorch does), and ``autograd.grad`` captures the
+gradients arriving at the inputs instead of accumulating them.
 """
 
 from __future__ import annotations
@@ -152,13 +153,19 @@ def _accumulate(leaf, grad, create_graph: bool, trace: bool):
     if trace and old is not None:
         before = old.detach().clone()
     if old is None:
-        leaf._grad = grad if create_graph else grad.detach()
-        leaf._grad_owned = False  # may alias a buffer someone else holds: never update it in place
-    elif create_graph or old.requires_grad or grad.requires_grad or not leaf._grad_owned:
+        leaf._grad = grad if create_graph else grad.data  # .data: no history, a version counter of its own
+        leaf._grad_owned = False  # may alias a buffer someone else holds: never write into it
+    elif create_graph or old.requires_grad or grad.requires_grad:
         leaf._grad = old + grad
         leaf._grad_owned = not create_graph
     else:
-        old._data += grad._data  # in place, so references to .grad see the accumulation
+        # In place, so that references to .grad see the accumulation (as in PyTorch). A buffer that
+        # may be shared is replaced by the sum instead of written into; the tensor object stays.
+        if leaf._grad_owned:
+            old._data += grad._data
+        else:
+            old._data = old._data + grad._data
+            leaf._grad_owned = True
         old._vc.bump("AccumulateGrad")
     return before, leaf._grad
 
@@ -174,13 +181,16 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
     """
     root_edges = [gradient_edge(t) for t in roots]
     input_edges = [gradient_edge(t) for t in inputs] if inputs is not None else []
+    if inputs is not None and accumulate:
+        for t in inputs:
+            t.retain_grad()  # as PyTorch: a non-leaf input keeps its .grad from now on (no-op for leaves)
     captured = [None] * len(input_edges)
     parents = _discover([node for node, _ in root_edges])
 
     # Which nodes run, and which input gradients are taken where.
     capture_at: dict = {}
     for slot, (node, nr) in enumerate(input_edges):
-        capture_at.setdefault(node, []).append((nr, slot, inputs[slot]))
+        capture_at.setdefault(node, []).append((nr, slot))
     if inputs is None:
         needed = None
         executes = None
@@ -259,11 +269,9 @@ def _run_node(node, grads, step, capture_at, captured, executes, accumulate, ret
     step.grad_outputs = tuple(grads)
 
     if node in capture_at:
-        for nr, slot, tensor in capture_at[node]:
+        for nr, slot in capture_at[node]:
             captured[slot] = grads[nr]
             step.captured.append(slot)
-            if accumulate and not is_leaf_node and grads[nr] is not None:
-                _accumulate(tensor, grads[nr], create_graph, trace)
     if executes is not None and node not in executes:
         step.executed = False
         return

@@ -41,18 +41,26 @@ class _Mode:
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):
+                # The generator's body runs in the mode; the caller, between items, in its own.
                 gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.clone():
-                            gen.close()
-                        raise
+                try:
                     with self.clone():
-                        response = gen.send(request)
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as exc:  # thrown in by the caller: pass it on
+                            with self.clone():
+                                response = gen.throw(exc)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as stop:  # the generator finished: finish with its return value
+                    return stop.value
             return gen_wrapper
 
         @functools.wraps(func)
@@ -102,6 +110,11 @@ class set_grad_enabled(_Mode):
         self.mode = bool(mode)
         self._previous = (_state.grad_enabled, _state.inference)
         _state.grad_enabled = self.mode
+
+    def __call__(self, func):
+        # Creating the decorator switched the mode (as a function call does): switch it back.
+        _state.grad_enabled = self._previous[0]
+        return super().__call__(func)
 
     def clone(self):
         current = _state.grad_enabled

@@ -40,7 +40,7 @@ def _numerical_jacobians(func, inputs, eps):
         jac = [[np.zeros((o.numel(), t.numel())) for _, t in _differentiable_inputs(inputs)] for o in outs]
         for k, (_, t) in enumerate(_differentiable_inputs(inputs)):
             flat = t._data.reshape(-1) if t._data.flags["C_CONTIGUOUS"] else None
-            if flat is None or not np.shares_memory(flat, t._data):
+            if flat is None or (flat.size and not np.shares_memory(flat, t._data)):  # empty: nothing to perturb
                 raise GradcheckError("gradcheck needs contiguous inputs; call .contiguous() on them first")
             for j in range(flat.size):
                 original = flat[j].item()

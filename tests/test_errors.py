@@ -1,0 +1,280 @@
+"""Errors carry PyTorch's key phrase (so that searching for it finds PyTorch's answers) and, where
+PyTorch is installed, have the same exception type as PyTorch's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import autograd_lab as al
+
+
+def _same_error(torch_fn, al_fn, phrase: str) -> None:
+    """Both raise; same exception type; both messages contain ``phrase``."""
+    with pytest.raises(Exception) as texc:
+        torch_fn()
+    assert phrase in str(texc.value), f"torch's message changed: {texc.value}"
+    with pytest.raises(type(texc.value)) as aexc:
+        al_fn()
+    assert type(aexc.value) is type(texc.value) or isinstance(aexc.value, type(texc.value))
+    assert phrase in str(aexc.value)
+
+
+# -- backward roots --------------------------------------------------------------------------------
+def test_backward_of_tensor_without_grad():
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
+        (al.tensor([1.0]) * 2).sum().backward()
+
+
+def test_backward_of_tensor_without_grad_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: (torch.tensor([1.0]) * 2).sum().backward(),
+                lambda: (al.tensor([1.0]) * 2).sum().backward(),
+                "element 0 of tensors does not require grad and does not have a grad_fn")
+
+
+def test_grad_of_output_without_grad():
+    x = al.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        al.autograd.grad(al.tensor(1.0), x)
+
+
+def test_backward_under_no_grad_computed_output():
+    x = al.tensor([1.0], requires_grad=True)
+    with al.no_grad():
+        y = (x * 2).sum()
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        y.backward()
+
+
+def test_implicit_gradient_only_for_scalars():
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        al.autograd.grad(x * 2, x)
+
+
+def test_implicit_gradient_only_for_scalars_matches_torch():
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor([1.0, 2.0], requires_grad=True)
+    ax = al.tensor([1.0, 2.0], requires_grad=True)
+    _same_error(lambda: (tx * 2).backward(), lambda: (ax * 2).backward(),
+                "grad can be implicitly created only for scalar outputs")
+
+
+def test_gradient_count_mismatch():
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError):
+        al.autograd.backward([x * 2, x * 3], [al.ones(2)])
+
+
+# -- numpy / item / requires_grad ------------------------------------------------------------------
+def test_numpy_of_tensor_requiring_grad():
+    x = al.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape("Can't call numpy() on Tensor that requires grad")):
+        x.numpy()
+    with pytest.raises(RuntimeError, match=re.escape("Can't call numpy() on Tensor that requires grad")):
+        (x * 2).numpy()
+    assert x.detach().numpy().tolist() == [1.0]
+
+
+def test_numpy_of_tensor_requiring_grad_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.tensor([1.0], requires_grad=True).numpy(),
+                lambda: al.tensor([1.0], requires_grad=True).numpy(),
+                "Can't call numpy() on Tensor that requires grad")
+
+
+def test_requires_grad_on_integer_tensor():
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+        al.tensor([1, 2], requires_grad=True)
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
+        al.zeros(2, dtype=al.int64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+        al.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        al.arange(3).requires_grad = True
+
+
+def test_requires_grad_on_integer_tensor_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.tensor([1, 2], requires_grad=True),
+                lambda: al.tensor([1, 2], requires_grad=True),
+                "Only Tensors of floating point and complex dtype can require gradients")
+    _same_error(lambda: torch.tensor([1, 2]).requires_grad_(),
+                lambda: al.tensor([1, 2]).requires_grad_(),
+                "only Tensors of floating point dtype can require gradients")
+
+
+def test_requires_grad_false_on_non_leaf():
+    y = al.tensor([1.0], requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad = False
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad_(False)
+    y.requires_grad_(True)  # allowed: it already requires grad
+    assert y.requires_grad
+
+
+def test_requires_grad_false_on_non_leaf_matches_torch():
+    torch = pytest.importorskip("torch")
+
+    def set_false(lib):
+        y = lib.tensor([1.0], requires_grad=True) * 2
+        y.requires_grad = False
+
+    _same_error(lambda: set_false(torch), lambda: set_false(al),
+                "you can only change requires_grad flags of leaf variables")
+
+
+def test_item_of_multi_element_tensor():
+    with pytest.raises(RuntimeError, match="a Tensor with 3 elements cannot be converted to Scalar"):
+        al.tensor([1.0, 2.0, 3.0]).item()
+    assert al.tensor([[4.0]]).item() == 4.0
+
+
+def test_item_of_multi_element_tensor_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.tensor([1.0, 2.0, 3.0]).item(), lambda: al.tensor([1.0, 2.0, 3.0]).item(),
+                "a Tensor with 3 elements cannot be converted to Scalar")
+
+
+def test_bool_of_multi_element_tensor_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: bool(torch.tensor([1.0, 2.0])), lambda: bool(al.tensor([1.0, 2.0])),
+                "Boolean value of Tensor with more than one value is ambiguous")
+
+
+# -- autograd.grad ---------------------------------------------------------------------------------
+def test_unused_input():
+    x = al.tensor([1.0], requires_grad=True)
+    unused = al.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not have been used in the graph"):
+        al.autograd.grad((x * 2).sum(), [x, unused])
+
+
+def test_unused_input_matches_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.tensor([1.0], requires_grad=True)
+        unused = lib.tensor([1.0], requires_grad=True)
+        lib.autograd.grad((x * 2).sum(), [x, unused])
+
+    _same_error(lambda: run(torch), lambda: run(al),
+                "The differentiated Tensor at index 1 appears to not have been used in the graph")
+
+
+def test_input_that_does_not_require_grad():
+    x = al.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
+        al.autograd.grad((x * 2).sum(), [x, al.tensor([1.0])])
+    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
+        (x * 2).sum().backward(inputs=[al.tensor([1.0])])
+
+
+def test_input_that_does_not_require_grad_matches_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.tensor([1.0], requires_grad=True)
+        lib.autograd.grad((x * 2).sum(), [x, lib.tensor([1.0])])
+
+    _same_error(lambda: run(torch), lambda: run(al), "One of the differentiated Tensors does not require grad")
+
+
+def test_second_backward_matches_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.tensor([1.0], requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        y.backward()
+
+    _same_error(lambda: run(torch), lambda: run(al), "Trying to backward through the graph a second time")
+
+
+def test_gradient_shape_mismatch_names_both_shapes():
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="Mismatch in shape") as exc:
+        (x * 2).backward(al.ones(3))
+    assert "[3]" in str(exc.value) and "[2]" in str(exc.value)
+
+
+# -- broadcasting ----------------------------------------------------------------------------------
+def test_broadcasting_failure_names_both_shapes():
+    a = al.ones(2, 3)
+    b = al.ones(4)
+    with pytest.raises(RuntimeError, match=re.escape("The size of tensor a (3) must match the size of tensor b (4)")) as exc:
+        a + b
+    message = str(exc.value)
+    assert "(2, 3)" in message and "(4,)" in message
+
+
+def test_broadcasting_failure_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.ones(2, 3) * torch.ones(4), lambda: al.ones(2, 3) * al.ones(4),
+                "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1")
+    _same_error(lambda: torch.ones(5, 1, 3) + torch.ones(2, 4), lambda: al.ones(5, 1, 3) + al.ones(2, 4),
+                "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 2")
+
+
+# -- hooks and grads -------------------------------------------------------------------------------
+def test_hook_on_tensor_without_grad_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.ones(1).register_hook(lambda g: g), lambda: al.ones(1).register_hook(lambda g: g),
+                "cannot register a hook on a tensor that doesn't require gradient")
+
+
+def test_retain_grad_without_grad_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.ones(1).retain_grad(), lambda: al.ones(1).retain_grad(),
+                "can't retain_grad on Tensor that has requires_grad=False")
+
+
+def test_post_accumulate_hook_on_non_leaf_matches_torch():
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: (torch.ones(1, requires_grad=True) * 2).register_post_accumulate_grad_hook(print),
+                lambda: (al.ones(1, requires_grad=True) * 2).register_post_accumulate_grad_hook(print),
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+
+
+def test_assigning_grad_of_wrong_shape():
+    x = al.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape("attempting to assign a gradient of size '[3]' to a tensor of size '[2]'")):
+        x.grad = al.ones(3)
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype"):
+        x.grad = al.ones(2, dtype=al.float64)
+    with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None"):
+        x.grad = [1.0, 1.0]
+
+
+def test_assigning_grad_of_wrong_shape_matches_torch():
+    torch = pytest.importorskip("torch")
+
+    def assign(lib):
+        x = lib.ones(2, requires_grad=True)
+        x.grad = lib.ones(3)
+
+    _same_error(lambda: assign(torch), lambda: assign(al),
+                "attempting to assign a gradient of size '[3]' to a tensor of size '[2]'")
+
+
+def test_node_hook_returning_wrong_shape():
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.grad_fn.register_hook(lambda gi, go: (al.ones(3), None))
+    with pytest.raises(RuntimeError, match="invalid gradient at index 0"):
+        y.sum().backward()
+
+
+def test_deepcopy_of_non_leaf_matches_torch():
+    torch = pytest.importorskip("torch")
+    import copy
+
+    _same_error(lambda: copy.deepcopy(torch.ones(1, requires_grad=True) * 2),
+                lambda: copy.deepcopy(al.ones(1, requires_grad=True) * 2),
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol")
