@@ -70,10 +70,23 @@ def format_array(values: np.ndarray, prefix: str) -> str:
         return "[]"
     if values.ndim == 0:
         return _formatter(values.reshape(1))(values.item())
-    return np.array2string(
-        values, max_line_width=LINE_WIDTH, precision=PRECISION, separator=", ", prefix=prefix,
-        formatter={"all": _formatter(values)}, threshold=THRESHOLD, edgeitems=EDGE_ITEMS,
-    )
+    fmt = _formatter(values)
+    width = max(len(fmt(v)) for v in _summarised(values).ravel())
+    return _nested(values, fmt, width, len(prefix), values.size > THRESHOLD)
+
+
+def _nested(values: np.ndarray, fmt, width: int, indent: int, summarize: bool) -> str:
+    """PyTorch's layout: a fixed number of elements per line, `` ...`` and ``...`` where rows are left out."""
+    cut = summarize and values.shape[0] > 2 * EDGE_ITEMS
+    rows = [*range(EDGE_ITEMS), None, *range(values.shape[0] - EDGE_ITEMS, values.shape[0])] if cut else \
+        range(values.shape[0])
+    if values.ndim == 1:
+        per_line = max(1, (LINE_WIDTH - indent) // (width + 2))
+        items = [" ..." if i is None else fmt(values[i]) for i in rows]
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    parts = ["..." if i is None else _nested(values[i], fmt, width, indent + 1, summarize) for i in rows]
+    return "[" + ("," + "\n" * (values.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
 def format_tensor(tensor, prefix: str = "tensor(") -> str:

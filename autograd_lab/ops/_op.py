@@ -54,10 +54,10 @@ def _broadcast_message(op: str, shapes: list[tuple]) -> str:
     for dim in range(ndim - 1, -1, -1):
         sizes = {p[dim] for p in padded} - {1}
         if len(sizes) > 1:
-            a, b = [p[dim] for p in padded if p[dim] != 1][:2]
-            return (
-                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
-                f"{dim - ndim + len(shapes[0]) if dim - ndim + len(shapes[0]) >= 0 else dim}. "
+            a = next(p[dim] for p in padded if p[dim] != 1)
+            b = next(p[dim] for p in padded if p[dim] not in (1, a))  # two sizes that differ, not merely two sizes
+            return (  # PyTorch numbers the dimension in the broadcast result
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {dim}. "
                 f"[autograd_lab] {op} cannot broadcast shapes {' and '.join(str(tuple(s)) for s in shapes)}: "
                 "sizes must be equal or 1 in each dimension, counting from the last; reshape or unsqueeze one "
                 "operand."

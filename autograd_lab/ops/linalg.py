@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from ._op import Op
+from .shape import SqueezeBackward4, UnsafeViewBackward0
 
 
 def _check_same_dtype(op: str, a: Tensor, b: Tensor) -> None:
@@ -141,15 +142,23 @@ def matmul(input, other):
     if a == 2 and b == 1:
         return mv(input, other)
     if a == 1 and b == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)
+        return SqueezeBackward4.apply(mm(input.unsqueeze(0), other), dim=(0,))
     if a == 2 and b == 2:
         return mm(input, other)
-    if b <= 2:  # fold the batch into rows: (..., n, k) @ (k, m)
-        mat = other if b == 2 else other.unsqueeze(1)
-        if input.shape[-1] != mat.shape[0]:
-            mm(input.reshape(-1, input.shape[-1]), mat)  # raises the shape error
-        out = mm(input.reshape(-1, input.shape[-1]), mat).reshape(tuple(input.shape[:-1]) + (mat.shape[1],))
-        return out if b == 2 else out.squeeze(-1)
+    if b <= 2:  # fold the batch into rows: (..., n, k) @ (k, m) is one mm (mv for a vector), as in PyTorch
+        rows = input.reshape(-1, input.shape[-1])
+        if b == 2 and input.shape[-1] != other.shape[0]:
+            mm(rows, other)  # raises the shape error
+        out = mm(rows, other) if b == 2 else mv(rows, other)
+        return UnsafeViewBackward0.apply(out, shape=tuple(input.shape[:-1]) + tuple(other.shape[1:]))
+    if a <= 2 and other.requires_grad:  # PyTorch folds the other way, on other's transpose, when other needs grad
+        if input.shape[-1] != other.shape[-2]:
+            mm(input.reshape(-1, input.shape[-1]), other.reshape(-1, other.shape[-1]))  # raises the shape error
+        rows = other.mT.reshape(-1, other.shape[-2])
+        out = mm(rows, input.t()) if a == 2 else mv(rows, input)
+        batch = tuple(other.shape[:-2]) + (other.shape[-1],)
+        out = UnsafeViewBackward0.apply(out, shape=batch + ((input.shape[0],) if a == 2 else ()))
+        return out.mT.contiguous() if a == 2 else out
     # batched: broadcast batch dims, then bmm
     left = input if a > 1 else input.unsqueeze(0)
     right = other
@@ -161,7 +170,7 @@ def matmul(input, other):
                            f"{list(other.shape)}")
     lhs = left.expand(batch + (n, k)).reshape(-1, n, k)
     rhs = right.expand(batch + (k, m)).reshape(-1, k, m)
-    out = bmm(lhs, rhs).reshape(batch + (n, m))
+    out = UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + (n, m))
     return out if a > 1 else out.squeeze(-2)
 
 

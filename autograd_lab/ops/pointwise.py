@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
-from ._op import Op
+from ._op import Op, OpError, _broadcast_message
 
 
 def _operand(x, op: str):
@@ -366,11 +366,11 @@ class ClampBackward0(Op):
             mask = (self <= max) if min is None else mask & (self <= max)
         return grad * mask
 
-    def d_min(grad, max, min, self):
-        return grad * (self < min)
+    def d_min(grad, max, min, self):  # where min > max the output is max: min gets nothing
+        return grad * (self < min) if max is None else grad * ((self < min) & (min < max))
 
     def d_max(grad, max, min, self):
-        return grad * (self > max)
+        return grad * (self > max) if min is None else grad * ((self > max) | (max < min))
 
 
 class MaximumBackward0(Op):
@@ -599,7 +599,9 @@ def _compare(name: str):
             return Tensor._make(getattr(xp, name)(a, b))
         except ValueError as exc:
             shapes = [tuple(x._data.shape) for x in (input, other) if isinstance(x, Tensor)]
-            raise RuntimeError(f"{name}: cannot compare tensors of shapes {shapes}: {exc}") from exc
+            if "broadcast" in str(exc) and len(shapes) == 2:
+                raise OpError(_broadcast_message(fn.__name__, shapes)) from exc
+            raise RuntimeError(f"{fn.__name__}: cannot compare tensors of shapes {shapes}: {exc}") from exc
     fn.__name__ = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
                    "greater_equal": "ge", "logical_and": "logical_and", "logical_or": "logical_or",
                    "logical_xor": "logical_xor"}[name]

@@ -238,7 +238,9 @@ class GatherBackward0(Op):
     saves = ("dim", "index", "self_sym_sizes")
 
     def forward(xp, self, *, dim, index):
-        return xp.take_along_axis(self, index, axis=dim)
+        # index may be smaller than self in the other dims: the output is shaped like index (NumPy would broadcast)
+        corner = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(index.shape))
+        return xp.take_along_axis(self[corner], index, axis=dim)
 
     def d_self(grad, dim, index, self_sym_sizes):
         return _zeros_scatter(grad, self_sym_sizes, dim, index)

@@ -135,6 +135,11 @@ class SqueezeBackward2(_Squeeze):
     saves = ("dim", "self_sym_sizes")
 
 
+class SqueezeBackward4(_Squeeze):
+    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand"""
+    saves = ("dim", "self_sym_sizes")
+
+
 class UnsqueezeBackward0(Op):
     saves = ("dim",)
     is_view = True
@@ -186,6 +191,11 @@ class StackBackward0(Op):
         return tuple(grad.unbind(dim))
 
 
+def _each(grads) -> tuple:
+    """The gradients of a multi-output view's outputs: with a single output, the engine passes it alone."""
+    return grads if isinstance(grads, tuple) else (grads,)
+
+
 def _fill_missing(grads, like_shapes, ref) -> list:
     """Gradients of multi-output views: outputs that got none contribute zeros."""
     return [g if g is not None else _zeros(ref, shape) for g, shape in zip(grads, like_shapes)]
@@ -202,6 +212,7 @@ class SplitBackward0(Op):
         return tuple(xp.split(self, bounds, axis=dim)) if bounds or n else (self,)
 
     def backward(grads, dim, self_sym_sizes, split_size):
+        grads = _each(grads)
         ref = next(g for g in grads if g is not None)
         n = self_sym_sizes[dim]
         shapes = []
@@ -225,6 +236,7 @@ class SplitWithSizesBackward0(Op):
         return tuple(xp.split(self, bounds, axis=dim))
 
     def backward(grads, dim, self_sym_sizes, split_sizes):
+        grads = _each(grads)
         ref = next(g for g in grads if g is not None)
         shapes = []
         for s in split_sizes:
@@ -244,6 +256,7 @@ class UnbindBackward0(Op):
         return tuple(self[index + (i, Ellipsis)] for i in range(self.shape[dim]))  # `...` keeps 0-d views
 
     def backward(grads, dim):
+        grads = _each(grads)
         ref = next(g for g in grads if g is not None)
         return stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
 
