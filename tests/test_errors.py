@@ -278,3 +278,17 @@ def test_deepcopy_of_non_leaf_matches_torch():
     _same_error(lambda: copy.deepcopy(torch.ones(1, requires_grad=True) * 2),
                 lambda: copy.deepcopy(al.ones(1, requires_grad=True) * 2),
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol")
+
+
+def test_anomaly_mode_error_carries_the_forward_traceback_of_the_failing_node():
+    x = al.tensor([0.0, 1.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        mode = al.autograd.detect_anomaly()
+    with mode:
+        y = (x.sqrt() * 0).sum()  # d sqrt(x)/dx at 0 is inf, times 0 gives nan
+        with pytest.raises(RuntimeError, match="Function 'SqrtBackward0' returned nan values in its 0th output") as info:
+            y.backward()
+    note = "\n".join(getattr(info.value, "__notes__", [])) or str(info.value)
+    assert "Traceback of forward call that caused the error" in note
+    assert "test_errors.py" in note and "x.sqrt()" in note  # the learner's own line
+    assert "autograd_lab/ops" not in note  # the library's frames are left out

@@ -9,6 +9,7 @@ miss), so the learner sees which line of their code built the failing node.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import traceback
 import warnings
@@ -73,10 +74,13 @@ class set_detect_anomaly:
         _state.enabled, _state.check_nan = self._previous
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def record_forward_trace(node) -> None:
     """Remember where in the user's code ``node`` was created (called by ops in anomaly mode)."""
-    stack = traceback.format_stack()[:-3]  # drop the frames of autograd_lab's own op machinery
-    node._get_extras().anomaly_trace = "".join(stack)
+    frames = [f for f in traceback.extract_stack() if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR)]
+    node._get_extras().anomaly_trace = "".join(traceback.format_list(frames))
 
 
 def forward_trace(node) -> str | None:
@@ -89,7 +93,10 @@ def annotate_error(exc: BaseException, node) -> None:
     trace = forward_trace(node)
     message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
     message += trace if trace else "  (no traceback recorded: the node was created before anomaly mode was enabled)\n"
-    exc.add_note(message)
+    if hasattr(exc, "add_note"):  # Python >= 3.11: shown under the error
+        exc.add_note(message)
+    elif exc.args and isinstance(exc.args[0], str):
+        exc.args = (f"{exc.args[0]}\n{message}",) + exc.args[1:]
 
 
 def check_nan(node, grads) -> None:

@@ -211,11 +211,11 @@ class _ValueSelecting(Op):
 
 
 class MaxBackward0(_ValueSelecting):
-    pass
+    """max(dim): values and indices of the largest element of each slice"""
 
 
 class MinBackward0(_ValueSelecting):
-    pass
+    """min(dim): values and indices of the smallest element of each slice"""
 
 
 class LogsumexpBackward0(Op):
