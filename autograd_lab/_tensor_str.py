@@ -102,8 +102,13 @@ def format_tensor(tensor, prefix: str = "tensor(") -> str:
     dt = backend.from_np(host.dtype)
     if dt not in (backend.get_default_dtype(), backend.int64, backend.bool_):
         suffixes.append(f"dtype={dt!r}")
-    if tensor._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{tensor._grad_fn.name()}>")
+    try:
+        grad_fn = tensor.grad_fn
+    except RuntimeError:  # a view whose history can no longer be rebuilt (PyTorch prints the same)
+        suffixes.append("grad_fn=<Invalid>")
+        grad_fn = None
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
     return prefix + body + "".join(", " + s for s in suffixes) + ")"

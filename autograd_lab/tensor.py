@@ -62,6 +62,11 @@ class Tensor:
     _accumulator = None  # weakref to the leaf's AccumulateGrad node
     _is_inference = False
     _grad_owned = False  # True once .grad holds a buffer that backward may update in place
+    # Views only: how to take this view of its base again, the version its grad_fn was made at, and
+    # how the view was created when that restricts in-place use ("no_grad", "inference", ("multi", ...)).
+    _view_chain = ()
+    _view_version = 0
+    _creation_meta = None
 
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (ndarray * tensor)
     __array_priority__ = 1000
@@ -161,16 +166,24 @@ class Tensor:
     # -- autograd state -----------------------------------------------------------------------
     @property
     def grad_fn(self):
-        """The node that created this tensor (``None`` for leaves)."""
+        """The node that created this tensor (``None`` for leaves).
+
+        A view whose base was modified in place since its ``grad_fn`` was made gets a fresh one
+        (``AsStridedBackward0`` of the base's current history), as in PyTorch.
+        """
+        if self._base is not None and self._view_version != self._vc.value:
+            _refresh_view(self)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors not created by a recorded operation (they get ``.grad`` filled)."""
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None and self._view_version != self._vc.value:
+            return self._base.requires_grad  # its history will be rebuilt from the base's on first use
         return self._grad_fn is not None or self._requires_grad
 
     @requires_grad.setter
@@ -191,7 +204,7 @@ class Tensor:
                 "only Tensors of floating point dtype can require gradients "
                 f"(this tensor is {self.dtype!r}; convert it first, e.g. t.float())"
             )
-        if requires_grad and self._is_inference:
+        if requires_grad and self._is_inference and not _gm._state.inference:
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
             )
@@ -410,6 +423,12 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
     if not -n <= dim < n:
         raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def _refresh_view(view: Tensor) -> None:
+    """Bring a view's ``grad_fn`` up to date with its base (set by :mod:`autograd_lab.ops.inplace`)."""
+    from .ops.inplace import refresh_view
+    refresh_view(view)
 
 
 _saved._Tensor = Tensor  # saved records rebuild output tensors with this class

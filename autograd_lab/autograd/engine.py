@@ -153,7 +153,12 @@ def _accumulate(leaf, grad, create_graph: bool, trace: bool):
     if trace and old is not None:
         before = old.detach().clone()
     if old is None:
-        leaf._grad = grad if create_graph else grad.data  # .data: no history, a version counter of its own
+        if create_graph:
+            leaf._grad = grad
+        elif not getattr(grad._data.flags, "writeable", True):  # a broadcast (expanded) gradient
+            leaf._grad = grad.clone().data
+        else:
+            leaf._grad = grad.data  # .data: no history, a version counter of its own
         leaf._grad_owned = False  # may alias a buffer someone else holds: never write into it
     elif create_graph or old.requires_grad or grad.requires_grad:
         leaf._grad = old + grad

@@ -140,6 +140,10 @@ class Node:
                 break
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {"_saved_" + name for name in type(self).saves}
+                      | {"_raw_saved_" + n for n, v in zip(type(self).saves, self._saved) if isinstance(v, SavedTensor)})
+
     def _get_saved(self, index: int, raw: bool = False):
         value = self._saved[index]
         if isinstance(value, SavedTensor):
@@ -198,6 +202,8 @@ class AccumulateGrad(Node):
 
 def gradient_edge(tensor):
     """The edge through which a gradient for ``tensor`` enters the graph: ``(node, output_nr)``."""
+    if tensor._base is not None and tensor._view_version != tensor._vc.value:
+        tensor.grad_fn  # noqa: B018  (a stale view refreshes its grad_fn first)
     if tensor._grad_fn is not None:
         return (tensor._grad_fn, tensor._output_nr)
     if tensor._requires_grad:

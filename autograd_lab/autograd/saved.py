@@ -124,15 +124,17 @@ class SavedTensor:
     def _version_error(self, node, current: int) -> str:
         shape = list(self._shape_for_message())
         kind = f"[al.{self._legacy_type_name()} {shape}]"
-        where = f", which is output {self.output_nr} of {node.name()}," if self.is_output else ""
+        owner = node if self.is_output else (self._tensor._grad_fn if self._tensor is not None else None)
+        nr = self.output_nr if self.is_output else (self._tensor._output_nr if self._tensor is not None else 0)
+        where = f", which is output {nr} of {_forward_name(owner)}," if owner is not None else ""
         culprit = self._version_counter.last_op
         return (
             "one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: {kind}{where} is at version {current}; expected version {self.saved_version} "
             "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
-            "gradient, with al.autograd.set_detect_anomaly(True).\n"
-            f"[autograd_lab] It was saved as '{self._name}' by {node.name()}"
-            + (f" and later modified in place by {culprit}" if culprit else "")
+            "gradient, with al.autograd.set_detect_anomaly(True, check_nan=False).\n"
+            f"[autograd_lab] It was saved as '{self._name}' by {node.name()} at version {self.saved_version}"
+            + (f"; the last in-place op on it was {culprit} (version {current})" if culprit else "")
             + ". Use an out-of-place op (e.g. x = x * 2 instead of x *= 2) or .clone() the tensor "
             "before modifying it."
         )
@@ -154,6 +156,13 @@ class SavedTensor:
     def __repr__(self) -> str:
         state = "freed" if self._released else f"saved at version {self.saved_version}"
         return f"<SavedTensor '{self._name}' ({'output' if self.is_output else 'input'}, {state})>"
+
+
+def _forward_name(node) -> str:
+    """``MulBackward0`` -> ``Mul``: how PyTorch's in-place error names the op that made a tensor."""
+    name = node.name()
+    stripped = name.rstrip("0123456789")
+    return stripped[: -len("Backward")] if stripped.endswith("Backward") else name
 
 
 @contextmanager

@@ -123,22 +123,24 @@ class Op(Node):
             data = cls.forward(xp, *arrays, **params)
         except (ValueError, IndexError) as exc:
             raise cls._error(inputs, params, exc) from exc
+        if _inplace_target.tensor is not None and inputs and inputs[0] is _inplace_target.tensor:
+            return _inplace_target.write(cls, inputs, data, params)
         return cls._wrap(inputs, data, params)
 
     @classmethod
     def _wrap(cls, inputs, data, params):
         multi = isinstance(data, tuple)
         outputs = data if multi else (data,)
-        requires = _gm._state.grad_enabled and outputs[0].dtype.kind == "f" and any(
-            isinstance(x, Tensor) and (x._grad_fn is not None or x._requires_grad) for x in inputs)
+        requires = False
+        if _gm._state.grad_enabled and outputs[0].dtype.kind == "f":
+            for x in inputs:
+                if isinstance(x, Tensor):
+                    if x._base is not None and x._view_version != x._vc.value:
+                        x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
+                    if x._grad_fn is not None or x._requires_grad:
+                        requires = True
         if cls.is_view:
-            src = inputs[0]
-            base = src._base if src._base is not None else src
-            results = []
-            for i, out in enumerate(outputs):
-                t = Tensor._make(out, output_nr=i, version_counter=src._vc)
-                t._base = base
-                results.append(t)
+            results = _make_views(cls, inputs[0], outputs, params, multi)
         else:
             results = [Tensor._make(out, output_nr=i) for i, out in enumerate(outputs)]
         if requires:
@@ -164,7 +166,12 @@ class Op(Node):
             return OpError(_broadcast_message(op, shapes))
         described = ", ".join(_describe(x) for x in inputs)
         extra = f" with {params}" if params else ""
-        return type(exc)(f"{op}: {exc} (inputs: {described}{extra})")
+        text = str(exc)
+        if isinstance(exc, IndexError) and text.startswith("index ") and " for axis " in text:
+            # PyTorch's phrase first ("dimension", not NumPy's "axis"), then what was involved
+            return IndexError(f"{text.replace(' for axis ', ' for dimension ')} [autograd_lab] {op} "
+                              f"(inputs: {described}{extra})")
+        return type(exc)(f"{op}: {text} (inputs: {described}{extra})")
 
     # -- backward -----------------------------------------------------------------------------
     def _backward(self, grad_outputs: tuple) -> tuple:
@@ -184,6 +191,49 @@ class Op(Node):
         if kind == "input" and isinstance(value, Number):  # a Python scalar operand reads as a 0-dim tensor
             return Tensor._make(backend.np.asarray(value))
         return value
+
+
+class _InplaceTarget:
+    """The tensor an in-place method is writing into, while it runs its out-of-place op.
+
+    ``x.mul_(y)`` runs ``mul(x, y)`` with ``x`` as the target: when the op's first input is the
+    target, ``Op.apply`` hands the computed array to ``write`` (see :mod:`autograd_lab.ops.inplace`)
+    instead of wrapping it in a new tensor.
+    """
+
+    tensor = None
+    name = None
+    write = None
+
+
+_inplace_target = _InplaceTarget()
+
+
+def _make_views(cls, src, outputs, params, multi):
+    """Wrap a view op's outputs: they share ``src``'s memory and version counter, and remember how
+    they were taken from the base (to replay the view on a gradient or a fresh base after in-place)."""
+    base = src._base if src._base is not None else src
+    if src._creation_meta is not None:
+        meta = src._creation_meta
+    elif _gm._state.inference and not src._is_inference:
+        meta = "inference"
+    elif not _gm._state.grad_enabled:
+        meta = "no_grad"
+    else:
+        meta = None
+    results = []
+    for i, out in enumerate(outputs):
+        t = Tensor._make(out, output_nr=i, version_counter=src._vc)
+        t._is_inference = src._is_inference  # a view of a normal tensor stays normal in inference_mode
+        t._base = base
+        t._view_chain = src._view_chain + ((cls, params, i if multi else None),)
+        t._view_version = src._vc.value
+        if multi and meta is None:
+            t._creation_meta = ("multi", i, cls.__name__)
+        elif meta is not None:
+            t._creation_meta = meta
+        results.append(t)
+    return results
 
 
 def _save(name, kind, key, inputs, results, params):

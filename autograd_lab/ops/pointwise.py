@@ -96,6 +96,23 @@ class DivBackward0(Op):
         return -grad * self / (other * other)
 
 
+class DivBackward2(Op):
+    """out = self / other rounded with ``rounding_mode`` ('floor' or 'trunc'): piecewise constant"""
+    saves = ("rounding_mode",)
+    promotes = True
+
+    def forward(xp, self, other, *, rounding_mode):
+        quotient = xp.true_divide(self, other)
+        out = xp.floor(quotient) if rounding_mode == "floor" else xp.trunc(quotient)
+        return xp.asarray(out).astype(xp.result_type(self, other))
+
+    def d_self(grad, rounding_mode):
+        return grad * 0  # zero where defined; keeps NaN/inf where the incoming gradient has them
+
+    def d_other(grad, rounding_mode):
+        return grad * 0
+
+
 class ReciprocalBackward0(Op):
     """out = 1 / self"""
     saves = ("result",)
@@ -477,8 +494,7 @@ def div(input, other, *, rounding_mode=None):
     input, other = _operand(input, "div"), _operand(other, "div")
     target = backend.result_type(input, other)
     if target.is_floating_point:
-        quotient = div(input, other)
-        return quotient.floor() if rounding_mode == "floor" else quotient.trunc()
+        return DivBackward2.apply(input, other, rounding_mode=rounding_mode)
     a = input._data if isinstance(input, Tensor) else input
     b = other._data if isinstance(other, Tensor) else other
     xp = backend.namespace_of(a if hasattr(a, "dtype") else b)

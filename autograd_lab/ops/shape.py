@@ -300,7 +300,14 @@ class DiagonalBackward0(Op):
     is_view = True
 
     def forward(xp, self, *, offset, dim1, dim2):
-        return xp.diagonal(self, offset, dim1, dim2)
+        out = xp.diagonal(self, offset, dim1, dim2)
+        if getattr(out.flags, "writeable", True) or not self.flags.writeable:
+            return out
+        # NumPy's diagonal is read-only; the same strides over a writable view make it writable,
+        # so that in-place ops on a diagonal change the matrix, as in PyTorch.
+        moved = xp.moveaxis(self, (dim1, dim2), (-2, -1))[..., max(-offset, 0):, max(offset, 0):]
+        strides = moved.strides[:-2] + (moved.strides[-2] + moved.strides[-1],)
+        return backend.np.lib.stride_tricks.as_strided(moved, out.shape, strides, writeable=True)
 
     def d_self(grad, dim1, dim2, offset, self_sym_sizes):
         return DiagonalBackwardBackward0.apply(grad, sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1, dim2=dim2)

@@ -1,0 +1,184 @@
+"""Ops that overwrite values: fill, zero, copy, masked fill, index put and random fills.
+
+They are the out-of-place forms behind ``zero_``, ``fill_``, ``copy_``, ``masked_fill_``,
+``index_put_``, ``uniform_``, ``normal_`` and ``tensor[key] = value``: each computes the new values
+as a fresh array, and the in-place machinery (:mod:`autograd_lab.ops.inplace`) writes them into the
+tensor and rewrites its history. What was overwritten gets a zero gradient; what was written gets
+the gradient of the places it landed in.
+"""
+
+from __future__ import annotations
+
+from .. import backend
+from ..tensor import Tensor
+from ._op import Op
+from .indexing import IndexBackward0
+
+
+def _zero_like(grad: Tensor) -> Tensor:
+    return Tensor._make(backend.namespace_of(grad._data).zeros_like(grad._data))
+
+
+class ZeroBackward0(Op):
+    """out = zeros shaped like self"""
+
+    def forward(xp, self):
+        return xp.zeros_like(self)
+
+    def d_self(grad):
+        return _zero_like(grad)
+
+
+class FillBackward2(Op):
+    """out = self's shape filled with a number"""
+
+    def forward(xp, self, *, value):
+        return xp.full_like(self, value)
+
+    def d_self(grad, value=None):
+        return _zero_like(grad)
+
+
+class FillBackward3(Op):
+    """out = self's shape filled with the value of a 0-dim tensor"""
+
+    def forward(xp, self, value):
+        return xp.full_like(self, value.reshape(()))
+
+    def d_self(grad, value):
+        return _zero_like(grad)
+
+    def d_value(grad, value):
+        return grad.sum()
+
+
+class CopyBackwards(Op):
+    """out = src broadcast to self's shape and converted to self's dtype (``copy_``)"""
+
+    def forward(xp, self, src):
+        for i in range(1, src.ndim + 1):  # dimensions aligned from the right, as broadcasting does
+            target = self.shape[-i] if i <= self.ndim else None
+            if target is None or src.shape[-i] not in (1, target):
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target if target is not None else 1}) must match the existing "
+                    f"size ({src.shape[-i]}) at non-singleton dimension {max(self.ndim - i, 0)}.  Target sizes: "
+                    f"{list(self.shape)}.  Tensor sizes: {list(src.shape)} [autograd_lab] copy_ writes a tensor of "
+                    f"shape {tuple(src.shape)} into one of shape {tuple(self.shape)}: the source must broadcast to "
+                    "the destination's shape"
+                )
+        return xp.broadcast_to(src, self.shape).astype(self.dtype, copy=True)
+
+    def d_self(grad, src=None):
+        return _zero_like(grad)
+
+    def d_src(grad):
+        return grad  # the engine sums it to src's shape and casts it to src's dtype
+
+
+def _mask_array(mask, op: str):
+    if not isinstance(mask, Tensor) or mask.dtype is not backend.bool_:
+        got = mask.dtype.name if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(
+            f"{op} only supports boolean masks, but got mask with dtype {_c_name(got)} "
+            f"[autograd_lab] build the mask with a comparison (x > 0) or convert it with .bool()"
+        )
+    return mask._data
+
+
+def _c_name(name: str) -> str:
+    """PyTorch names dtypes in this message the C way (``long int``)."""
+    return {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}.get(name, name)
+
+
+class MaskedFillBackward0(Op):
+    """out = self with ``value`` (a number) where ``mask`` is True"""
+    saves = ("mask",)
+
+    def forward(xp, self, *, mask, value):
+        return xp.where(mask, xp.asarray(value).astype(self.dtype), self)
+
+    def d_self(grad, mask):
+        return MaskedFillBackward0.apply(grad, mask=mask, value=0)
+
+
+class MaskedFillBackward1(Op):
+    """out = self with the value of a 0-dim tensor where ``mask`` is True"""
+    saves = ("mask",)
+
+    def forward(xp, self, value, *, mask):
+        return xp.where(mask, value.reshape(()).astype(self.dtype), self)
+
+    def d_self(grad, mask):
+        return MaskedFillBackward0.apply(grad, mask=mask, value=0)
+
+    def d_value(grad, mask):
+        xp = backend.namespace_of(mask)
+        return MaskedFillBackward0.apply(grad, mask=xp.logical_not(mask), value=0).sum()
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """``input`` with ``value`` written where ``mask`` is True (``value``: a number or a 0-dim tensor)."""
+    mask_data = _mask_array(mask, "masked_fill_")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
+                "dimension(s)."
+            )
+        return MaskedFillBackward1.apply(input, value, mask=mask_data)
+    return MaskedFillBackward0.apply(input, mask=mask_data, value=value)
+
+
+class IndexPutBackward0(Op):
+    """out = self with ``values`` written (or added, with ``accumulate``) at ``indices``"""
+    saves = ("accumulate", "indices")
+
+    def forward(xp, self, values, *, indices, accumulate):
+        out = self.copy()
+        if accumulate:
+            xp.add.at(out, indices, values.astype(self.dtype, copy=False))
+        else:
+            out[indices] = values
+        return out
+
+    def d_self(grad, accumulate, indices):
+        if accumulate:
+            return grad
+        zero = Tensor._make(backend.namespace_of(grad._data).zeros((), dtype=grad._data.dtype))
+        return IndexPutBackward0.apply(grad, zero, indices=indices, accumulate=False)
+
+    def d_values(grad, accumulate, indices):
+        return IndexBackward0.apply(grad, indices=indices)  # the engine sums it to the values' shape
+
+
+def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """``input`` with ``values`` put at ``indices`` (a tuple of index tensors), out of place."""
+    from .indexing import _to_array_index
+    xp = backend.namespace_of(input._data)
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): indices must be a tuple of tensors, got {type(indices).__name__}")
+    key = tuple(_to_array_index(i, xp) for i in indices)
+    if not isinstance(values, Tensor):
+        values = Tensor._make(xp.asarray(values, dtype=input._data.dtype))
+    return IndexPutBackward0.apply(input, values, indices=key[0] if len(key) == 1 else key, accumulate=accumulate)
+
+
+class UniformBackward0(Op):
+    """out = samples from U(from, to) shaped like self (the gradient to self is zero)"""
+
+    def forward(xp, self, *, low, high, generator):
+        return xp.asarray(generator._rng.uniform(low, high, self.shape)).astype(self.dtype)
+
+    def d_self(grad):
+        return _zero_like(grad)
+
+
+class NormalBackward0(Op):
+    """out = samples from N(mean, std^2) shaped like self (the gradient to self is zero)"""
+
+    def forward(xp, self, *, mean, std, generator):
+        return xp.asarray(generator._rng.normal(mean, std, self.shape)).astype(self.dtype)
+
+    def d_self(grad):
+        return _zero_like(grad)
