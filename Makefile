@@ -13,7 +13,7 @@ TEST_EXTRAS := test
 TEST_STAMP := $(VENV)/.deps-test
 endif
 
-.PHONY: test lab lint clean
+.PHONY: test lab lint clean lab-bundle
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ lab: $(VENV)/.deps-lab
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check autograd_lab tests
+
+# The lab widget's front end: rebuilds autograd_lab/lab/static/widget.js from lab-frontend/ with the versions
+# pinned in its package-lock.json (needs node and npm). The built file is committed: users and CI need no node.
+lab-bundle:
+	cd lab-frontend && npm ci --no-audit --no-fund && npm run build
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from . import autograd, backend, ops  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, data, ops, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -158,6 +158,7 @@ from .ops.shape import (
 )
 from .tensor import Size, Tensor
 
+save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load
 bool = bool_  # noqa: A001 - al.bool, as torch.bool
 float = float32  # noqa: A001 - al.float, as torch.float
 double = float64
@@ -197,3 +198,17 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     return input.allclose(other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def __getattr__(name: str):
+    # ``al.lab`` is imported on first use only: the core never needs the lab (or its dependencies).
+    if name == "lab":
+        import importlib
+        return importlib.import_module(".lab", __name__)
+    raise AttributeError(f"module 'autograd_lab' has no attribute '{name}'")
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext autograd_lab``: adds the lab's ``%watch`` and ``%unwatch`` magics."""
+    from .lab.live import load_ipython_extension as load
+    load(ipython)
