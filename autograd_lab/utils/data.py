@@ -1,0 +1,24 @@
+"""``autograd_lab.utils.data``: the contents of :mod:`autograd_lab.data`, under PyTorch's path.
+
+``from autograd_lab.utils.data import DataLoader, TensorDataset`` reads like the PyTorch import.
+"""
+
+from __future__ import annotations
+
+from ..data import (
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    Subset,
+    TensorDataset,
+    default_collate,
+    default_convert,
+    make_blobs,
+    make_moons,
+    make_spirals,
+    random_split,
+    train_test_split,
+)
+
+__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "train_test_split", "DataLoader",
+           "default_collate", "default_convert", "make_moons", "make_spirals", "make_blobs"]
