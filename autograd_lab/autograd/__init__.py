@@ -8,9 +8,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from . import graph
+from . import function, functional, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, backward_steps, run_to_end
+from .function import Function, FunctionCtx
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -21,10 +22,10 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-__all__ = ["backward", "grad", "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["backward", "grad", "graph", "functional", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "BackwardStep", "backward_steps", "prepare_backward", "gradcheck", "gradgradcheck",
-           "GradcheckError"]
+           "GradcheckError", "function", "Function", "FunctionCtx"]
 
 
 def _as_tuple(value, what: str) -> tuple:

@@ -300,7 +300,8 @@ def _run_node(node, grads, step, capture_at, captured, executes, accumulate, ret
                     hook(leaf)
                     step.hooks_fired.append(("post_accumulate", hook))
         grad_inputs = []
-    elif all(g is None for g in grads):
+    elif all(g is None for g in grads) and not getattr(type(node), "runs_without_grads", False):
+        # (custom Functions run anyway, as in PyTorch: their backward sees zeros or Nones)
         grad_inputs = [None] * len(node.next_functions)
     else:
         try:

@@ -13,10 +13,10 @@ import weakref
 
 from .saved import SavedTensor
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "gradient_edge", "saved_tensors_hooks",
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "gradient_edge", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks"]
 
-from .saved import disable_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402  (re-exported)
+from .saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: E402  (re-exported)
 
 _sequence = itertools.count()
 

@@ -15,6 +15,7 @@ tensor after it was saved, naming the op that saved it and the in-place op that 
 
 from __future__ import annotations
 
+import re
 import threading
 from contextlib import contextmanager
 
@@ -63,7 +64,7 @@ class SavedTensor:
     """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc."""
 
     __slots__ = ("_tensor", "_data", "_version_counter", "saved_version", "is_output", "output_nr",
-                 "_requires_grad", "_packed", "_unpack_hook", "_released", "_name")
+                 "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge")
 
     def __init__(self, tensor, is_output: bool, name: str):
         if tensor._is_inference:
@@ -81,11 +82,15 @@ class SavedTensor:
         self._released = False
         self._unpack_hook = None
         self._packed = None
+        self._edge = None
         if _hooks.stack:
             if _hooks.disabled_message is not None:
                 raise RuntimeError(_hooks.disabled_message)
             pack, self._unpack_hook = _hooks.stack[-1]
             self._tensor = self._data = None
+            if not is_output and self._requires_grad:
+                from .graph import gradient_edge
+                self._edge = gradient_edge(tensor)
             self._packed = pack(tensor if not is_output else tensor.detach())
         elif is_output:
             self._tensor = None
@@ -95,22 +100,30 @@ class SavedTensor:
             self._data = None
 
     def unpack(self, node):
-        """The saved tensor, after checking that no in-place op changed it since it was saved."""
+        """The saved tensor, after checking that no in-place op changed it since it was saved.
+
+        With saved-tensor hooks, what the unpack hook returns is checked only when it is the saved
+        memory itself (same version counter): a copy (to disk, to the CPU) cannot have been changed.
+        """
         if self._released:
             raise RuntimeError(FREED_MESSAGE)
-        current = self._version_counter.value
-        if current != self.saved_version:
-            raise RuntimeError(self._version_error(node, current))
         if self._unpack_hook is not None:
             value = self._unpack_hook(self._packed)
             if not hasattr(value, "_data"):
                 raise TypeError(
-                    f"the unpack hook of saved_tensors_hooks returned {type(value).__name__}, expected a "
-                    f"Tensor (while unpacking '{self._name}' of {node.name()})"
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                    f"{type(value).__name__} [autograd_lab] while unpacking '{self._name}' of {node.name()}"
                 )
-            if self.is_output and value.grad_fn is None and self._requires_grad:
-                value = _Tensor._make(value._data, grad_fn=node, output_nr=self.output_nr)
+            if value._vc is self._version_counter and value._vc.value != self.saved_version:
+                raise RuntimeError(self._version_error(node, value._vc.value))
+            if value.grad_fn is None and not value.requires_grad and self._requires_grad:
+                # reattach to the history the saved tensor had, so double backward flows through it
+                grad_fn, nr = (node, self.output_nr) if self.is_output else self._edge
+                value = _Tensor._make(value._data, grad_fn=grad_fn, output_nr=nr, version_counter=value._vc)
             return value
+        current = self._version_counter.value
+        if current != self.saved_version:
+            raise RuntimeError(self._version_error(node, current))
         if self.is_output:
             return _Tensor._make(self._data, grad_fn=node, output_nr=self.output_nr,
                                  version_counter=self._version_counter)
@@ -118,13 +131,13 @@ class SavedTensor:
 
     def release(self) -> None:
         """Drop the saved value (after a backward without ``retain_graph``)."""
-        self._tensor = self._data = self._packed = None
+        self._tensor = self._data = self._packed = self._edge = None
         self._released = True
 
     def _version_error(self, node, current: int) -> str:
         shape = list(self._shape_for_message())
         kind = f"[al.{self._legacy_type_name()} {shape}]"
-        owner = node if self.is_output else (self._tensor._grad_fn if self._tensor is not None else None)
+        owner = node if self.is_output else self._current_grad_fn()
         nr = self.output_nr if self.is_output else (self._tensor._output_nr if self._tensor is not None else 0)
         where = f", which is output {nr} of {_forward_name(owner)}," if owner is not None else ""
         culprit = self._version_counter.last_op
@@ -138,6 +151,15 @@ class SavedTensor:
             + ". Use an out-of-place op (e.g. x = x * 2 instead of x *= 2) or .clone() the tensor "
             "before modifying it."
         )
+
+    def _current_grad_fn(self):
+        """The saved input's history now (a view modified in place has a rebuilt one), for messages."""
+        if self._tensor is None:
+            return None
+        try:
+            return self._tensor.grad_fn
+        except RuntimeError:  # a view whose history cannot be rebuilt
+            return self._tensor._grad_fn
 
     def _source(self):
         if self._tensor is not None:
@@ -159,10 +181,13 @@ class SavedTensor:
 
 
 def _forward_name(node) -> str:
-    """``MulBackward0`` -> ``Mul``: how PyTorch's in-place error names the op that made a tensor."""
+    """How PyTorch's in-place error names the op that made a tensor: ``MulBackward0`` -> ``Mul``,
+    ``PowBackward1`` -> ``Pow1``; other nodes by their name."""
     name = node.name()
-    stripped = name.rstrip("0123456789")
-    return stripped[: -len("Backward")] if stripped.endswith("Backward") else name
+    match = re.fullmatch(r"(.+)Backward(\d*)", name)
+    if match is None:
+        return name
+    return match.group(1) + ("" if match.group(2) == "0" else match.group(2))
 
 
 @contextmanager
@@ -187,3 +212,39 @@ def disable_saved_tensors_hooks(error_message: str):
         yield
     finally:
         _hooks.disabled_message = previous
+
+
+# -- save_on_cpu (custom Functions and saved-tensor hooks work) ------------------------------------
+class save_on_cpu:
+    """Within this context, tensors saved for backward are kept in CPU memory and moved back to
+    their device when backward unpacks them: GPU memory is traded for transfer time.
+
+    It is ``saved_tensors_hooks`` with a pack hook ``tensor -> (device, tensor.cpu())`` and an unpack
+    hook ``(device, cpu_tensor) -> cpu_tensor.to(device)``. On the CPU backend both moves return the
+    tensor itself (nothing is copied); with a CUDA backend the same hooks copy for real.
+    ``pin_memory`` asks for non-blocking copies back to the device (it changes nothing on the CPU).
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        self.pin_memory = pin_memory
+        self.device_type = device_type
+
+        def pack_to_cpu(tensor):
+            return (tensor.device, tensor.cpu())
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        self.pack_hook = pack_to_cpu
+        self.unpack_hook = unpack_from_cpu
+        self._active: list = []  # one context per (possibly nested) ``with`` of this object
+
+    def __enter__(self) -> save_on_cpu:
+        context = saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        context.__enter__()
+        self._active.append(context)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._active.pop().__exit__(*exc)

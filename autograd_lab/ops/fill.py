@@ -45,10 +45,11 @@ class FillBackward3(Op):
     def forward(xp, self, value):
         return xp.full_like(self, value.reshape(()))
 
-    def d_self(grad, value):
+    # saves nothing: the derivatives take only grad (they used to name `value`, which was never saved)
+    def d_self(grad):
         return _zero_like(grad)
 
-    def d_value(grad, value):
+    def d_value(grad):
         return grad.sum()
 
 
@@ -56,17 +57,28 @@ class CopyBackwards(Op):
     """out = src broadcast to self's shape and converted to self's dtype (``copy_``)"""
 
     def forward(xp, self, src):
-        for i in range(1, src.ndim + 1):  # dimensions aligned from the right, as broadcasting does
-            target = self.shape[-i] if i <= self.ndim else None
-            if target is None or src.shape[-i] not in (1, target):
+        # PyTorch's phrases (fix: these used to be expand's, which copy_ does not give): sizes that
+        # cannot broadcast, or a broadcast result bigger than the destination.
+        ndim = max(self.ndim, src.ndim)
+        dst_shape, src_shape = (1,) * (ndim - self.ndim) + self.shape, (1,) * (ndim - src.ndim) + src.shape
+        for dim, (a, b) in enumerate(zip(dst_shape, src_shape)):
+            if a != b and 1 not in (a, b):
                 raise RuntimeError(
-                    f"The expanded size of the tensor ({target if target is not None else 1}) must match the existing "
-                    f"size ({src.shape[-i]}) at non-singleton dimension {max(self.ndim - i, 0)}.  Target sizes: "
-                    f"{list(self.shape)}.  Tensor sizes: {list(src.shape)} [autograd_lab] copy_ writes a tensor of "
-                    f"shape {tuple(src.shape)} into one of shape {tuple(self.shape)}: the source must broadcast to "
-                    "the destination's shape"
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {dim} "
+                    f"[autograd_lab] copy_ cannot write a tensor of shape {tuple(src.shape)} into one of shape "
+                    f"{tuple(self.shape)}: the source must broadcast to the destination's shape"
                 )
+        wide = tuple(max(a, b) for a, b in zip(dst_shape, src_shape))
+        if wide != self.shape:
+            raise RuntimeError(
+                f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(wide)} [autograd_lab] "
+                f"copy_ writes a tensor of shape {tuple(src.shape)} into one of shape {tuple(self.shape)}: the source "
+                "must broadcast to the destination's shape without growing it"
+            )
         return xp.broadcast_to(src, self.shape).astype(self.dtype, copy=True)
+
+    def name(self) -> str:  # PyTorch writes this node in C++, and its name keeps the namespace (as CopySlices)
+        return "torch::autograd::CopyBackwards"
 
     def d_self(grad, src=None):
         return _zero_like(grad)

@@ -72,6 +72,7 @@ def _check_bounds(tensor: Tensor, key: tuple) -> None:
 
 def getitem(tensor: Tensor, key):
     """``tensor[key]`` (see the module doc)."""
+    bare_slice = isinstance(key, slice)  # x[:] records a slice; x[(slice(None),)] is an alias, as in PyTorch
     key = key if isinstance(key, tuple) else (key,)
     key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
     n_dims = sum(1 for k in key if k is not None and k is not Ellipsis and not (
@@ -85,10 +86,10 @@ def getitem(tensor: Tensor, key):
         indices = tuple(_to_array_index(k, xp) for k in key)
         return IndexBackward0.apply(tensor, indices=indices[0] if len(indices) == 1 else indices)
     _check_bounds(tensor, key)
-    return _basic(tensor, key)
+    return _basic(tensor, key, bare_slice)
 
 
-def _basic(tensor: Tensor, key: tuple) -> Tensor:
+def _basic(tensor: Tensor, key: tuple, bare_slice: bool = False) -> Tensor:
     """Apply ints, slices, None and ... one dimension at a time, each as a view."""
     out = tensor
     dim = 0
@@ -106,7 +107,7 @@ def _basic(tensor: Tensor, key: tuple) -> Tensor:
             start, stop, step = item.indices(size)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if (start, stop, step) != (0, size, 1) or len(key) == 1:
+            if (start, stop, step) != (0, size, 1) or bare_slice:
                 from .shape import SliceBackward0
                 out = SliceBackward0.apply(out, dim=dim, start=start, end=max(stop, start), step=step)
                 applied = True

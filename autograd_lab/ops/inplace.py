@@ -28,7 +28,7 @@ from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
 from ..autograd.engine import _validate
 from ..autograd.graph import Node, gradient_edge
-from ..autograd.saved import SavedTensor
+from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..tensor import Tensor
 from . import fill, pointwise
 from ._op import _inplace_target, _save
@@ -56,10 +56,17 @@ _MULTI_ADVICE = (
     "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
 )
 
+_CUSTOM_ADVICE = (
+    " This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, leading "
+    "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+    "Function."
+)
+
 
 def forward_name(node) -> str:
     """The op a node records, as PyTorch's messages name it (``MulBackward0`` -> ``Mul``)."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    return re.sub(r"Backward0$", "", node.name())
 
 
 def _view_error(view: Tensor, indirect: bool) -> RuntimeError:
@@ -73,9 +80,10 @@ def _view_error(view: Tensor, indirect: bool) -> RuntimeError:
     if meta == "inference":
         start = "A view was created in inference mode and " + what
         return RuntimeError(start + " in normal mode." + _MODE_ADVICE.format(block="inference_mode"))
-    _, index, op = meta
-    name = re.sub(r"Backward\d*$", "", op)
-    return RuntimeError(f"Output {index} of {name} is a view and {what}." + _MULTI_ADVICE)
+    kind, index, op = meta
+    name = re.sub(r"Backward0$", "", op)
+    return RuntimeError(f"Output {index} of {name} is a view and {what}."
+                        + (_CUSTOM_ADVICE if kind == "custom_function" else _MULTI_ADVICE))
 
 
 def _requires(x) -> bool:
@@ -231,10 +239,17 @@ class CopySlices(Node):
         return f"<CopySlices object at {id(self):#x}>"
 
     def _release_saved(self) -> list[str]:
+        # As PyTorch's CopySlices: drop the reference to fn instead of freeing what fn saved, which is
+        # freed with fn. (Fix: freeing it here broke double backward, where fn can also run as a node of
+        # its own, as the grad_fn of the saved result it unpacked.)
         self._released = True
-        return self.fn._release_saved()
+        names = [n for n, v in zip(self.fn.saves, self._saved) if isinstance(v, SavedTensor)] if self.fn else []
+        self.fn, self._saved = None, ()
+        return names
 
     def _backward(self, grad_outputs: tuple) -> tuple:
+        if self.fn is None:
+            raise RuntimeError(FREED_MESSAGE)
         result = pointwise.clone(grad_outputs[0])
         grad_slice = replay_view(result, self._view_chain)
         fn_grads = [None] * len(self.fn._output_meta)
@@ -276,9 +291,10 @@ def _write(cls, inputs, data, params):
         edges = [gradient_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs]
         saving = inputs
         if any(kind == "input" and key == 0 for _, kind, key in cls._save_plan):
-            # the formula needs the values being overwritten: keep a copy with the old history
-            original = Tensor._make(own.copy(), grad_fn=target._grad_fn, output_nr=target._output_nr,
-                                    requires_grad=target._requires_grad)
+            # the formula needs the values being overwritten: keep a copy with the old history. As in
+            # PyTorch, the copy is a recorded clone (its grad_fn is CloneBackward0 of the old history).
+            # (Fix: it was a bare copy whose grad_fn was the old node itself, unlike torch's _saved_self.)
+            original = pointwise.clone(target)
             saving = (original,) + tuple(inputs[1:])
         saved = [None if kind == "result" else _save(n, kind, key, saving, None, params)
                  for n, kind, key in cls._save_plan]
@@ -429,11 +445,13 @@ def setitem(tensor: Tensor, key, value) -> None:
     key = key if isinstance(key, tuple) else (key,)
     key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
     xp = backend.namespace_of(tensor._data)
-    if not isinstance(value, Tensor):
+    number = not isinstance(value, Tensor)
+    if number:
         value = Tensor._make(xp.asarray(value, dtype=tensor._data.dtype))
     if not any(_is_advanced(k) for k in key):
         _check_bounds(tensor, key)
-        _basic(tensor, key).copy_(value)
+        full = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in key)
+        _copy_to(tensor if full else _basic(tensor, key), value)  # x[:] = v writes into x itself
         return
     # As PyTorch does: ints and slices are applied as a view first, then the index tensors put
     # values into that view (a CopySlices around IndexPutBackward0); without them, into the tensor.
@@ -443,6 +461,24 @@ def setitem(tensor: Tensor, key, value) -> None:
     rest = tuple(_to_array_index(k, xp) if _is_advanced(k) else (Ellipsis if k is Ellipsis else slice(None))
                  for k in key if not isinstance(k, int) or isinstance(k, bool))
     target.index_put_(rest, value)
+
+
+def _copy_to(dst: Tensor, value) -> None:
+    """Write ``value`` into the view ``dst`` the way PyTorch's setitem does, so the graph has its nodes:
+    a 0-dim tensor (a number becomes one) fills; a tensor of another shape is viewed without its leading
+    1s and expanded (``ViewBackward0``, ``ExpandBackward0``) before ``copy_``.
+    (Fix: it used to ``copy_`` every value directly, leaving those nodes out of the recorded graph.)"""
+    if value.ndim == 0 and dst.shape != value.shape:
+        dst.fill_(value)
+        return
+    if value.shape != dst.shape:
+        shape = tuple(value.shape)
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        value = value.view(shape)
+        if value.shape != dst.shape:
+            value = value.expand(dst.shape)
+    dst.copy_(value)
 
 
 def index_put_(self, indices, values, accumulate: bool = False):

@@ -42,6 +42,11 @@ class ViewBackward0(Op):
         return grad.reshape(self_sym_sizes)
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """out = self with another shape, same memory: reshape of a non-contiguous tensor that a view can
+    still express (PyTorch records ``_reshape_alias`` there, not ``view``)"""
+
+
 class UnsafeViewBackward0(Op):
     """out = a reshaped copy (reshape of a tensor that no view can express)"""
     saves = ("self_sym_sizes",)
@@ -382,7 +387,8 @@ def reshape(input, *shape):
         return ViewBackward0.apply(input, shape=shape)
     attempt = data.reshape(shape)
     if backend.namespace_of(data).shares_memory(attempt, data):
-        return ViewBackward0.apply(input, shape=shape)
+        # (fix: this was ViewBackward0; PyTorch names the node of a non-contiguous reshape-as-view so)
+        return ReshapeAliasBackward0.apply(input, shape=shape)
     return UnsafeViewBackward0.apply(input.clone(), shape=shape)
 
 
