@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from . import autograd, backend, data, ops, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, data, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

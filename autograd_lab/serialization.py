@@ -8,8 +8,9 @@ dicts, lists, tuples, ``None``, bools, ints, floats and strings, each tensor wit
 
 What is kept, as ``torch.save`` keeps it: values (byte for byte), dtypes, shapes, ``requires_grad``
 (a saved tensor comes back as a leaf, without ``grad_fn`` and without ``.grad``), and identity (the
-same tensor saved twice loads as one tensor). What is not: memory sharing between *different* tensors
-(views load as separate copies), and tensor subclasses (they load as ``al.Tensor``).
+same tensor saved twice loads as one tensor), and ``nn.Parameter`` (it loads as a parameter). What is
+not: memory sharing between *different* tensors (views load as separate copies), and other tensor
+subclasses (they load as ``al.Tensor``).
 """
 
 from __future__ import annotations
@@ -108,8 +109,13 @@ class _Writer:
             self.keep_alive.append(t)
             array = _to_host(t._data)
             self.arrays[name] = array if array.flags.c_contiguous else np.ascontiguousarray(array)  # loads C-ordered
-        return {"type": "tensor", "array": name, "dtype": t.dtype.name, "shape": list(t.shape),
+        node = {"type": "tensor", "array": name, "dtype": t.dtype.name, "shape": list(t.shape),
                 "requires_grad": bool(t.requires_grad)}
+        if type(t) is not Tensor:
+            from .nn.parameter import Parameter
+            if isinstance(t, Parameter):
+                node["class"] = "Parameter"
+        return node
 
 
 def _plain_key(key) -> bool:
@@ -223,8 +229,13 @@ class _Reader:
         requires_grad = node.get("requires_grad", False)
         if not isinstance(requires_grad, bool) or (requires_grad and not dtype.is_floating_point):
             raise self.fail(f"bad requires_grad {requires_grad!r} for a {dtype.name} tensor")
+        if node.get("class", "Tensor") not in ("Tensor", "Parameter"):
+            raise self.fail(f"unknown tensor class {node.get('class')!r}")
         tensor = Tensor._make(array)
-        if requires_grad:
+        if node.get("class") == "Parameter":
+            from .nn.parameter import Parameter
+            tensor = Parameter(tensor, requires_grad=requires_grad)
+        elif requires_grad:
             tensor.requires_grad_(True)
         self.tensors[name] = tensor
         return tensor

@@ -311,3 +311,33 @@ def test_a_single_npy_array_is_refused(tmp_path):
 def test_exported_like_torch():
     from autograd_lab import serialization
     assert al.save is serialization.save and al.load is serialization.load
+
+
+# -- modules -----------------------------------------------------------------------------------------
+def test_parameters_load_as_parameters_as_in_torch():
+    param = al.nn.Parameter(al.randn(2, 3))
+    frozen = al.nn.Parameter(al.ones(2), requires_grad=False)
+    loaded = roundtrip({"p": param, "frozen": frozen, "plain": param.detach()})
+    tparam = torch_roundtrip(torch.nn.Parameter(torch.randn(2, 3)))
+    assert type(loaded["p"]) is al.nn.Parameter and type(tparam) is torch.nn.Parameter
+    assert loaded["p"].requires_grad and loaded["p"].equal(param) and loaded["p"].is_leaf
+    assert type(loaded["frozen"]) is al.nn.Parameter and not loaded["frozen"].requires_grad
+    assert type(loaded["plain"]) is al.Tensor
+
+
+def test_a_module_state_dict_round_trips_through_a_file(tmp_path):
+    al.manual_seed(0)
+    model = al.nn.Sequential(al.nn.Linear(3, 4), al.nn.Tanh(), al.nn.Linear(4, 2))
+    al.save(model.state_dict(), tmp_path / "model.pt")
+    fresh = al.nn.Sequential(al.nn.Linear(3, 4), al.nn.Tanh(), al.nn.Linear(4, 2))
+    x = al.randn(5, 3)
+    assert not fresh(x).equal(model(x))
+    fresh.load_state_dict(al.load(tmp_path / "model.pt"))
+    assert fresh(x).equal(model(x))
+    assert list(al.load(tmp_path / "model.pt")) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+
+
+def test_an_unknown_tensor_class_in_a_file_is_refused():
+    manifest = tensor_manifest(**{"class": "os.system"})
+    with pytest.raises(SerializationError, match="unknown tensor class 'os.system'"):
+        al.load(crafted(__manifest__=manifest_bytes(manifest), tensor0=np.ones(1, np.float32)))

@@ -69,9 +69,10 @@ class SavedTensor:
     def __init__(self, tensor, is_output: bool, name: str):
         if tensor._is_inference:
             raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can make a clone to "
-                f"get a normal tensor and use it in autograd. (the op saving it as '{name}' was given a "
-                "tensor created under al.inference_mode())"
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                "normal tensor and use it in autograd, or use `al.no_grad()` instead of `al.inference_mode()`. "
+                f"[autograd_lab] the op saving it as '{name}' was given a tensor created under al.inference_mode()"
             )
         self._name = name
         self.is_output = is_output

@@ -24,6 +24,7 @@ broadcasting themselves: the engine sums each gradient down to its input's shape
 
 from __future__ import annotations
 
+import dis
 import inspect
 from numbers import Number
 
@@ -109,6 +110,7 @@ class Op(Node):
                 raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, 'result', "
                                 "an input's _sym_sizes/_sym_numel nor a keyword parameter of forward")
         cls._save_plan = tuple(plan)
+        cls._save_users = _save_users(cls)
 
     # -- forward ------------------------------------------------------------------------------
     @classmethod
@@ -150,8 +152,7 @@ class Op(Node):
                 [gradient_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs],
                 [(out.shape, out.dtype) for out in outputs],
             )
-            node._saved = tuple(_save(name, kind, key, inputs, results, params)
-                                for name, kind, key in cls._save_plan)
+            node._saved = _save_needed(cls, node.next_functions, inputs, results, params)
             for t in results:
                 t._grad_fn = node
             if _anomaly._state.enabled:
@@ -234,6 +235,46 @@ def _make_views(cls, src, outputs, params, multi):
             t._creation_meta = meta
         results.append(t)
     return results
+
+
+def _loaded_names(fn) -> set:
+    """Names a derivative function reads (its parameters it never reads are not needed)."""
+    code = fn.__code__
+    names = set(code.co_cellvars)  # read by a nested function or comprehension
+    for ins in dis.get_instructions(code):
+        if ins.opname.startswith("LOAD_FAST") or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE"):
+            names.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+    return names
+
+
+def _save_users(cls) -> tuple | None:
+    """For each saved tensor input, the inputs whose derivative reads it (``None``: always save).
+
+    As PyTorch does, an input is saved only if a gradient that needs it will be computed: ``a * 3``
+    with ``a`` requiring grad does not keep ``a`` (only the gradient of the 3 would need it), so a
+    later in-place change of ``a`` does not make this backward fail.
+    """
+    if cls._derivatives is None:
+        return None
+    reads = [_loaded_names(d) for d in cls._derivatives]
+    return tuple(None if kind != "input" else tuple(i for i, r in enumerate(reads) if name in r)
+                 for name, kind, _ in cls._save_plan)
+
+
+def _save_needed(cls, edges, inputs, results, params) -> tuple:
+    """The values a new node keeps: every entry of its plan, except inputs no needed gradient reads."""
+    users = cls._save_users
+    saved = []
+    for index, (name, kind, key) in enumerate(cls._save_plan):
+        if kind == "result" and results is None:  # an in-place op saves its result after writing it
+            saved.append(None)
+            continue
+        needed_by = users[index] if users is not None else None
+        if needed_by is not None and not any(edges[i][0] is not None for i in needed_by):
+            saved.append(None)  # like PyTorch's undefined saved variable: _saved_<name> reads None
+        else:
+            saved.append(_save(name, kind, key, inputs, results, params))
+    return tuple(saved)
 
 
 def _save(name, kind, key, inputs, results, params):

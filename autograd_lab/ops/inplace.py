@@ -31,7 +31,7 @@ from ..autograd.graph import Node, gradient_edge
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..tensor import Tensor
 from . import fill, pointwise
-from ._op import _inplace_target, _save
+from ._op import _inplace_target, _save_needed
 from .indexing import IndexBackwardBackward0, _basic, _check_bounds, _is_advanced, _to_array_index
 
 __all__ = ["check_inplace", "rebase_history", "refresh_view", "CopySlices", "AsStridedBackward0"]
@@ -65,8 +65,13 @@ _CUSTOM_ADVICE = (
 
 
 def forward_name(node) -> str:
-    """The op a node records, as PyTorch's messages name it (``MulBackward0`` -> ``Mul``)."""
-    return re.sub(r"Backward0$", "", node.name())
+    """The op a node records, as PyTorch's messages name it (``MulBackward0`` -> ``Mul``, ``PowBackward1`` ->
+    ``Pow1``, a custom ``MyFnBackward`` -> ``MyFn``)."""
+    return _strip_backward(node.name())
+
+
+def _strip_backward(name: str) -> str:
+    return re.sub(r"Backward(\d*)$", lambda m: "" if m.group(1) in ("", "0") else m.group(1), name)
 
 
 def _view_error(view: Tensor, indirect: bool) -> RuntimeError:
@@ -81,7 +86,7 @@ def _view_error(view: Tensor, indirect: bool) -> RuntimeError:
         start = "A view was created in inference mode and " + what
         return RuntimeError(start + " in normal mode." + _MODE_ADVICE.format(block="inference_mode"))
     kind, index, op = meta
-    name = re.sub(r"Backward0$", "", op)
+    name = _strip_backward(op)
     return RuntimeError(f"Output {index} of {name} is a view and {what}."
                         + (_CUSTOM_ADVICE if kind == "custom_function" else _MULTI_ADVICE))
 
@@ -290,14 +295,16 @@ def _write(cls, inputs, data, params):
     if record:
         edges = [gradient_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs]
         saving = inputs
-        if any(kind == "input" and key == 0 for _, kind, key in cls._save_plan):
+        users = cls._save_users
+        if any(kind == "input" and key == 0 and (users is None or users[i] is None
+                                                  or any(edges[j][0] is not None for j in users[i]))
+               for i, (_, kind, key) in enumerate(cls._save_plan)):
             # the formula needs the values being overwritten: keep a copy with the old history. As in
             # PyTorch, the copy is a recorded clone (its grad_fn is CloneBackward0 of the old history).
             # (Fix: it was a bare copy whose grad_fn was the old node itself, unlike torch's _saved_self.)
             original = pointwise.clone(target)
             saving = (original,) + tuple(inputs[1:])
-        saved = [None if kind == "result" else _save(n, kind, key, saving, None, params)
-                 for n, kind, key in cls._save_plan]
+        saved = list(_save_needed(cls, edges, saving, None, params))  # results are saved after the write
     xp = backend.namespace_of(own)
     try:
         xp.copyto(own, data, casting="unsafe")

@@ -1,0 +1,51 @@
+"""``nn.functional`` (``import autograd_lab.nn.functional as F``): the layers' computations as functions,
+taking the weights as arguments. The ops themselves live in :mod:`autograd_lab.ops` (``nn``, ``nn_conv``,
+``nn_loss``), where each forward stands beside its derivative.
+"""
+
+from __future__ import annotations
+
+from .. import backend
+from ..ops.nn import addmm, batch_norm, dropout, embedding, erf, gelu, linear, log_softmax, softmax
+from ..ops.nn_conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
+from ..ops.nn_loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+)
+from ..ops.pointwise import relu as _relu
+from ..ops.pointwise import sigmoid, tanh
+from ..tensor import Tensor
+
+__all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "softmax", "log_softmax", "gelu",
+           "relu", "sigmoid", "tanh", "dropout", "embedding", "batch_norm", "nll_loss", "cross_entropy", "mse_loss",
+           "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "max_pool2d_with_indices",
+           "addmm", "erf"]
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise; ``inplace=True`` overwrites ``input``."""
+    return input.relu_() if inplace else _relu(input)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
+    """``max_pool2d`` returning ``(values, indices)``."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """(..., num_classes) int64 tensor with a 1 at each index of ``tensor`` (no gradient)."""
+    if tensor.is_floating_point() or tensor.dtype is backend.bool_:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    xp = backend.namespace_of(data)
+    if data.size and data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1 if data.size else 0
+    elif data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((data[..., None] == xp.arange(num_classes)).astype(xp.int64))

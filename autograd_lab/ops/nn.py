@@ -1,0 +1,360 @@
+"""Ops that neural networks need: softmax/log_softmax, gelu, linear (addmm), dropout, embedding, batch_norm.
+
+Convolution and pooling are in :mod:`.nn_conv`, losses in :mod:`.nn_loss`. As everywhere in ``ops``,
+each derivative is written with differentiable tensor operations, so gradients of gradients work.
+Where PyTorch records a composite (``dropout`` is a ``MulBackward0``, ``linear`` without bias a
+``MmBackward0``), so does this file, so the graphs a learner draws look the same.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from .. import backend
+from ..autograd import grad_mode as _gm
+from ..tensor import Tensor, _wrap_dim
+from ._op import Op
+
+# -- softmax and log_softmax -------------------------------------------------------------------
+
+
+class SoftmaxBackward0(Op):
+    """out = exp(x - max) / sum(exp(x - max)) along ``dim`` (shifting by the max avoids overflow)"""
+    saves = ("dim", "result")
+
+    def forward(xp, self, *, dim):
+        shifted = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
+        return shifted / shifted.sum(axis=dim, keepdims=True)
+
+    def d_self(grad, dim, result):
+        return result * (grad - (grad * result).sum(dim, keepdim=True))
+
+
+class LogSoftmaxBackward0(Op):
+    """out = x - max - log(sum(exp(x - max))) along ``dim``"""
+    saves = ("dim", "result")
+
+    def forward(xp, self, *, dim):
+        shifted = self - xp.max(self, axis=dim, keepdims=True)
+        return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+
+    def d_self(grad, dim, result):
+        return grad - result.exp() * grad.sum(dim, keepdim=True)
+
+
+def _softmax_dim(input: Tensor, dim, name: str) -> int:
+    if dim is None:  # PyTorch's legacy implicit choice
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                      "dim=X as an argument.", UserWarning, stacklevel=3)
+    return _wrap_dim(dim, input.ndim, name)
+
+
+def _float_input(input: Tensor, dtype, name: str) -> Tensor:
+    if dtype is not None:
+        return input.to(dtype)
+    if not input.is_floating_point():
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'{input.dtype._legacy_name[:-6]}\' '
+                           f"[autograd_lab] {name} needs a floating tensor: call .float() first, or pass dtype=")
+    return input
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim``, computed without overflow."""
+    input = _float_input(input, dtype, "softmax")
+    d = _softmax_dim(input, dim, "softmax")
+    return SoftmaxBackward0.apply(input, dim=d)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    """log(softmax(x)) along ``dim``, computed directly (never log of a rounded-to-zero probability)."""
+    input = _float_input(input, dtype, "log_softmax")
+    d = _softmax_dim(input, dim, "log_softmax")
+    return LogSoftmaxBackward0.apply(input, dim=d)
+
+
+# -- gelu --------------------------------------------------------------------------------------
+_np_erf = backend.np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; math.erf is exact
+
+
+def _erf(xp, array):
+    if xp is backend.np:
+        return _np_erf(array).astype(array.dtype)
+    from cupyx.scipy.special import erf  # CuPy arrays: the GPU's erf
+    return erf(array)
+
+
+class ErfBackward0(Op):
+    """out = erf(x) = 2/sqrt(pi) * integral of exp(-t^2) from 0 to x"""
+    saves = ("self",)
+
+    def forward(xp, self):
+        return _erf(xp, self)
+
+    def d_self(grad, self):
+        return grad * (2 / math.sqrt(math.pi)) * (-self * self).exp()
+
+
+def erf(input: Tensor) -> Tensor:
+    """The error function, elementwise (used by the exact GELU)."""
+    return ErfBackward0.apply(input)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+
+
+class GeluBackward0(Op):
+    """out = x * Phi(x) (Phi: the standard normal CDF), or its tanh approximation"""
+    saves = ("approximate", "self")
+
+    def forward(xp, self, *, approximate):
+        if approximate == "tanh":
+            return 0.5 * self * (1 + xp.tanh(_SQRT_2_OVER_PI * (self + 0.044715 * self ** 3)))
+        return 0.5 * self * (1 + _erf(xp, self / math.sqrt(2)))
+
+    def d_self(grad, approximate, self):
+        if approximate == "tanh":
+            t = (_SQRT_2_OVER_PI * (self + 0.044715 * self ** 3)).tanh()
+            inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
+            return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * inner)
+        cdf = 0.5 * (1 + erf(self / math.sqrt(2)))
+        pdf = (-0.5 * self * self).exp() / math.sqrt(2 * math.pi)
+        return grad * (cdf + self * pdf)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian Error Linear Unit: ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh. (got {approximate!r})")
+    return GeluBackward0.apply(input, approximate=approximate)
+
+
+# -- linear ------------------------------------------------------------------------------------
+class AddmmBackward0(Op):
+    """out = beta * self + alpha * (mat1 @ mat2); ``self`` broadcasts (a bias row)"""
+    saves = ("alpha", "beta", "mat1", "mat2")
+
+    def forward(xp, self, mat1, mat2, *, beta, alpha):
+        product = mat1 @ mat2
+        return (self if beta == 1 else beta * self) + (product if alpha == 1 else alpha * product)
+
+    def d_self(grad, alpha, beta, mat1, mat2):
+        return grad if beta == 1 else grad * beta
+
+    def d_mat1(grad, alpha, beta, mat1, mat2):
+        out = grad.mm(mat2.t())
+        return out if alpha == 1 else out * alpha
+
+    def d_mat2(grad, alpha, beta, mat1, mat2):
+        out = mat1.t().mm(grad)
+        return out if alpha == 1 else out * alpha
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``: one node for a layer's product and bias."""
+    if mat1.ndim != 2 or mat2.ndim != 2 or mat1.shape[1] != mat2.shape[0]:
+        mat1.mm(mat2)  # raises mm's shape error
+    for t in (input, mat2):
+        if t.dtype is not mat1.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {mat1.dtype!r} != {t.dtype!r}. "
+                               "[autograd_lab] linear/addmm: convert the input or the layer, e.g. model.double()")
+    return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``, recorded as PyTorch records it (``AddmmBackward0``, or ``MmBackward0``)."""
+    if input.shape[-1:] != weight.shape[-1:] if input.ndim else True:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_rows(input)}x{input.shape[-1] if input.ndim else 1} and "
+            f"{weight.shape[-1]}x{weight.shape[0]}). [autograd_lab] linear: the input's last dim must equal "
+            f"in_features={weight.shape[-1]}"
+        )
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.ndim == 2:
+        return addmm(bias, input, weight.t())
+    rows = input.reshape(-1, input.shape[-1])
+    return addmm(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])
+
+
+def _rows(input: Tensor) -> int:
+    n = 1
+    for s in input.shape[:-1]:
+        n *= s
+    return n
+
+
+# -- dropout -----------------------------------------------------------------------------------
+def _generator_rng(generator):
+    from ..creation import default_generator
+    return (generator or default_generator)._rng
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+            generator=None) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    xp = backend.namespace_of(input._data)
+    keep = _generator_rng(generator).random(input.shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    mask = Tensor._make(xp.asarray(keep * scale, dtype=input._data.dtype))
+    return input.mul_(mask) if inplace else input * mask
+
+
+# -- embedding ---------------------------------------------------------------------------------
+class EmbeddingBackward0(Op):
+    """out = weight[indices]: one row of the table per index"""
+    saves = ("indices", "padding_idx", "scale_grad_by_freq", "weight_sym_sizes")
+
+    def forward(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
+        return weight[indices]
+
+    def d_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_sizes):
+        return EmbeddingDenseBackwardBackward0.apply(grad, indices=indices, num_weights=weight_sym_sizes[0],
+                                                     padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype):
+    """What each index's gradient is multiplied by: 0 at padding_idx, 1/count with scale_grad_by_freq."""
+    scale = xp.ones(indices.shape, dtype=dtype)
+    if scale_grad_by_freq:
+        scale = scale / xp.bincount(indices.reshape(-1), minlength=num_weights)[indices]
+    if padding_idx is not None:
+        scale = xp.where(indices == padding_idx, 0, scale).astype(dtype)
+    return scale[..., None]
+
+
+class EmbeddingDenseBackwardBackward0(Op):
+    """out = zeros(num_weights, dim) with each gradient row added at its index (repeats accumulate)"""
+    saves = ("indices", "padding_idx", "scale_grad_by_freq")
+
+    def forward(xp, grad, *, indices, num_weights, padding_idx, scale_grad_by_freq):
+        rows = grad * _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
+        out = xp.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
+        xp.add.at(out, indices.reshape(-1), rows.reshape(-1, grad.shape[-1]))
+        return out
+
+    def d_grad(grad, indices, padding_idx, scale_grad_by_freq):
+        xp = backend.namespace_of(grad._data)
+        scale = _row_scale(xp, indices, grad.shape[0], padding_idx, scale_grad_by_freq, grad._data.dtype)
+        picked = EmbeddingBackward0.apply(grad, indices=indices, padding_idx=padding_idx,
+                                          scale_grad_by_freq=scale_grad_by_freq)
+        return picked * Tensor._make(scale)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False
+              ) -> Tensor:
+    """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``."""
+    if input.is_floating_point() or input.dtype is backend.bool_:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.dtype._legacy_name} instead (while checking arguments for "
+                           "embedding) [autograd_lab] pass class indices as an integer tensor, e.g. x.long()")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx % num
+    data = input._data
+    if data.size and (data.min() < 0 or data.max() >= num):
+        raise IndexError(f"index out of range in self [autograd_lab] embedding: indices must be in [0, {num - 1}], "
+                         f"got values from {int(data.min())} to {int(data.max())}")
+    return EmbeddingBackward0.apply(weight, indices=data, padding_idx=padding_idx,
+                                    scale_grad_by_freq=scale_grad_by_freq)
+
+
+# -- batch norm --------------------------------------------------------------------------------
+def _channel_view(t: Tensor, ndim: int) -> Tensor:
+    """A (C,) tensor shaped to broadcast over channel dim 1 of an ``ndim``-D input."""
+    return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+class NativeBatchNormBackward0(Op):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, per channel (dim 1)
+
+    Training uses the batch's mean and biased variance; evaluation the running statistics, given as
+    ``running_mean`` / ``running_var`` arrays.
+    """
+    saves = ("eps", "input", "running_mean", "running_var", "training", "weight")
+
+    def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps):
+        dims = (0,) + tuple(range(2, input.ndim))
+        shape = (1, -1) + (1,) * (input.ndim - 2)
+        if training:
+            mean = input.mean(axis=dims, keepdims=True)
+            var = input.var(axis=dims, keepdims=True)
+        else:
+            mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+        out = (input - mean) / xp.sqrt(var + eps)
+        if weight is not None:
+            out = out * weight.reshape(shape)
+        if bias is not None:
+            out = out + bias.reshape(shape)
+        return out.astype(input.dtype, copy=False)
+
+    def backward(grad, eps, input, running_mean, running_var, training, weight):
+        dims = (0,) + tuple(range(2, input.ndim))
+        if training:
+            mean = input.mean(dims, keepdim=True)
+            invstd = (input.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
+        else:
+            mean = Tensor._make(running_mean.reshape((1, -1) + (1,) * (input.ndim - 2)))
+            xp = backend.namespace_of(running_var)
+            invstd = Tensor._make((1 / xp.sqrt(running_var + eps)).reshape(mean.shape).astype(input._data.dtype))
+        normalized = (input - mean) * invstd
+        grad_input = None
+        if input.requires_grad:
+            scale = invstd if weight is None else invstd * _channel_view(weight, input.ndim)
+            if training:
+                centred = grad - grad.mean(dims, keepdim=True)
+                grad_input = scale * (centred - normalized * (grad * normalized).mean(dims, keepdim=True))
+            else:
+                grad_input = grad * scale
+        grad_weight = (grad * normalized).sum(dims) if weight is not None else None
+        return grad_input, grad_weight, grad.sum(dims)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5
+               ) -> Tensor:
+    """Normalise each channel (dim 1) by the batch's statistics (training, updating the running ones in
+    place) or by the running statistics (evaluation)."""
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2D input (N, C, ...), got {input.ndim}D input")
+    channels = input.shape[1]
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
+        if t is not None and tuple(t.shape) != (channels,):
+            raise RuntimeError(f"batch_norm: {name} should contain {channels} elements not {t.numel()} "
+                               f"[autograd_lab] input of shape {list(input.shape)} has {channels} channels (dim 1)")
+    count = input.numel() // channels
+    if training and count <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
+    xp = backend.namespace_of(input._data)
+    if training and running_mean is not None:
+        dims = (0,) + tuple(range(2, input.ndim))
+        mean = input._data.mean(axis=dims)
+        unbiased = input._data.var(axis=dims) * (count / (count - 1))
+        with _gm.no_grad():
+            running_mean.mul_(1 - momentum).add_(Tensor._make(xp.asarray(mean, dtype=running_mean._data.dtype)),
+                                                 alpha=momentum)
+            running_var.mul_(1 - momentum).add_(Tensor._make(xp.asarray(unbiased, dtype=running_var._data.dtype)),
+                                                alpha=momentum)
+    stats = (None, None) if training else (running_mean._data.copy(), running_var._data.copy())
+    return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=stats[0],
+                                          running_var=stats[1], eps=eps)
+
+
+def _bind() -> None:
+    Tensor.softmax = softmax
+    Tensor.log_softmax = log_softmax
+    Tensor.erf = erf
+
+
+_bind()
+
+__all__ = ["softmax", "log_softmax", "gelu", "erf", "linear", "addmm", "dropout", "embedding", "batch_norm"]

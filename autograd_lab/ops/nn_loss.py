@@ -1,0 +1,283 @@
+"""Loss functions: ``nll_loss``, ``cross_entropy``, ``mse_loss``, ``l1_loss``, ``binary_cross_entropy`` and
+``binary_cross_entropy_with_logits``, each with ``reduction`` 'mean', 'sum' or 'none'.
+
+Class weights and ``pos_weight`` are constants here (no gradient flows into them). ``cross_entropy`` and
+``l1_loss`` are built from other ops, as in PyTorch (``log_softmax`` then ``nll_loss``; ``abs`` then ``mean``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import backend
+from ..tensor import Tensor
+from ._op import Op
+from .nn import _channel_view, log_softmax
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction (use 'mean', 'sum' or 'none')")
+
+
+def _reduce(xp, loss, reduction: str):
+    if reduction == "none":
+        return loss
+    total = loss.sum() if reduction == "sum" else loss.mean()
+    return xp.asarray(total, dtype=loss.dtype)
+
+
+def _mean_scale(reduction: str, numel: int) -> float:
+    """The factor the mean reduction puts on every element's gradient."""
+    return 1.0 / numel if reduction == "mean" else 1.0
+
+
+def _constant(array) -> Tensor | None:
+    return None if array is None else Tensor._make(array)
+
+
+# -- negative log likelihood -------------------------------------------------------------------
+def _nll_parts(xp, target, weight, ignore_index, dtype):
+    """The target with ignored entries made safe to index with, and each target's weight (0 if ignored)."""
+    ignored = target == ignore_index
+    safe = xp.where(ignored, 0, target)
+    return safe, xp.where(ignored, 0, weight[safe]).astype(dtype)
+
+
+class NllLossBackward0(Op):
+    """out = -weight[target] * self[target] per sample; 'mean' divides by the total weight"""
+    saves = ("ignore_index", "reduction", "target", "weight")
+
+    def forward(xp, self, *, target, weight, reduction, ignore_index):
+        class_dim = 0 if self.ndim == 1 else 1
+        safe, weights = _nll_parts(xp, target, weight, ignore_index, self.dtype)
+        picked = xp.squeeze(xp.take_along_axis(self, xp.expand_dims(safe, class_dim), axis=class_dim), class_dim)
+        loss = xp.where(weights == 0, 0, -weights * picked).astype(self.dtype)  # ignored: 0 even if picked is inf
+        if reduction == "none":
+            return loss
+        total = loss.sum()
+        return xp.asarray(total / weights.sum() if reduction == "mean" else total, dtype=self.dtype)
+
+    def d_self(grad, ignore_index, reduction, target, weight):
+        xp = backend.namespace_of(grad._data)
+        dtype = grad._data.dtype
+        class_dim = 0 if target.ndim == 0 else 1
+        safe, weights = _nll_parts(xp, target, weight, ignore_index, dtype)
+        if reduction == "mean":
+            weights = weights / weights.sum()
+        classes = [1] * (target.ndim + 1)
+        classes[class_dim] = weight.shape[0]
+        one_hot = xp.expand_dims(safe, class_dim) == xp.arange(weight.shape[0]).reshape(classes)
+        coefficients = -(one_hot * xp.expand_dims(weights, class_dim)).astype(dtype)
+        if reduction == "none":
+            grad = grad.unsqueeze(class_dim)
+        return grad * Tensor._make(coefficients)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """nll_loss of (N, C, H, W) log-probabilities against (N, H, W) targets (PyTorch's 2-D variant)"""
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of the target classes, given log-probabilities (class dim 1, or 0 if 1-D)."""
+    _check_reduction(reduction)
+    if target.is_floating_point():
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy_name[:-6]} [autograd_lab] "
+                           "nll_loss: target holds class indices; convert it with target.long()")
+    expected = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.ndim != 1 else ()
+    if tuple(target.shape) != expected:
+        if input.ndim >= 2 and target.ndim >= 1 and input.shape[0] != target.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0]}).")
+        raise RuntimeError(f"nll_loss: expected target of shape {list(expected)} for input of shape "
+                           f"{list(input.shape)}, got {list(target.shape)}")
+    classes = input.shape[0 if input.ndim == 1 else 1]
+    data = target._data
+    valid = data[data != ignore_index]
+    if valid.size and (valid.min() < 0 or valid.max() >= classes):
+        bad = int(valid.max() if valid.max() >= classes else valid.min())
+        raise IndexError(f"Target {bad} is out of bounds. [autograd_lab] nll_loss: targets must be class indices "
+                         f"in [0, {classes - 1}] (or ignore_index={ignore_index})")
+    if weight is not None and tuple(weight.shape) != (classes,):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
+                           f"got weight tensor of shape: {list(weight.shape)}")
+    xp = backend.namespace_of(input._data)
+    w = xp.ones(classes, dtype=input._data.dtype) if weight is None else weight._data  # ones: no class weighting
+    if input.ndim <= 2:
+        return NllLossBackward0.apply(input, target=data, weight=w, reduction=reduction, ignore_index=ignore_index)
+    if input.ndim == 4:
+        return NllLoss2DBackward0.apply(input, target=data, weight=w, reduction=reduction, ignore_index=ignore_index)
+    n = input.shape[0]  # other spatial ranks go through the 2-D op, as PyTorch does
+    out = NllLoss2DBackward0.apply(input.reshape(n, classes, 1, -1), target=data.reshape(n, 1, -1), weight=w,
+                                   reduction=reduction, ignore_index=ignore_index)
+    return out.view(*target.shape) if reduction == "none" else out
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """``nll_loss(log_softmax(input))`` for class-index targets; for probability targets (same shape as
+    input), ``-sum(target * log_softmax(input))``. ``label_smoothing`` mixes in the uniform distribution."""
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    log_probs = log_softmax(input, class_dim)
+    n_classes = input.shape[class_dim]
+    weight_view = None
+    if weight is not None:
+        weight_view = weight if input.ndim == 1 else _channel_view(weight, input.ndim)
+    if target.is_floating_point():
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._legacy_name[:-6]} "
+                               f"[autograd_lab] cross_entropy: class-index targets must be integers (target.long()); "
+                               f"probability targets must have the input's shape {list(input.shape)}, got "
+                               f"{list(target.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        terms = log_probs * target if weight_view is None else log_probs * target * weight_view
+        loss = -terms.sum(class_dim)
+        if reduction == "none":
+            return loss
+        return loss.sum() if reduction == "sum" else loss.sum() / (input.numel() / n_classes)
+    nll = nll_loss(log_probs, target, weight, ignore_index, reduction)
+    if label_smoothing == 0:
+        return nll
+    smooth = -(log_probs if weight_view is None else log_probs * weight_view).sum(class_dim)
+    kept = target != ignore_index
+    smooth = smooth * kept
+    if reduction == "mean":
+        if weight is None:
+            smooth = smooth.sum() / kept.sum()
+        else:
+            xp = backend.namespace_of(target._data)
+            smooth = smooth.sum() / float(weight._data[xp.where(kept._data, target._data, 0)][kept._data].sum())
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+# -- regression losses -------------------------------------------------------------------------
+def _warn_broadcast(input: Tensor, target: Tensor) -> None:
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=3)
+
+
+class MseLossBackward0(Op):
+    """out = (self - target)^2, reduced"""
+    saves = ("reduction", "self", "target")
+    promotes = True
+
+    def forward(xp, self, target, *, reduction):
+        return _reduce(xp, (self - target) ** 2, reduction)
+
+    def d_self(grad, reduction, self, target):
+        diff = self - target
+        return grad * diff * (2 * _mean_scale(reduction, diff.numel()))
+
+    def d_target(grad, reduction, self, target):
+        diff = self - target
+        return grad * diff * (-2 * _mean_scale(reduction, diff.numel()))
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean squared error (or its sum, or each squared error)."""
+    _check_reduction(reduction)
+    _warn_broadcast(input, target)
+    return MseLossBackward0.apply(input, target, reduction=reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean absolute error (or its sum, or each absolute error)."""
+    _check_reduction(reduction)
+    _warn_broadcast(input, target)
+    loss = (input - target).abs()
+    return loss if reduction == "none" else (loss.sum() if reduction == "sum" else loss.mean())
+
+
+# -- binary cross entropy ----------------------------------------------------------------------
+_BCE_EPS = 1e-12  # the gradient's denominator x * (1 - x) never goes below this
+
+
+class BinaryCrossEntropyBackward0(Op):
+    """out = -weight * (target * log(self) + (1 - target) * log(1 - self)), logs clamped at -100"""
+    saves = ("reduction", "self", "target", "weight")
+
+    def forward(xp, self, target, *, weight, reduction):
+        with backend.np.errstate(divide="ignore"):  # log(0) = -inf, clamped next
+            log_p = xp.maximum(xp.log(self), -100)
+            log_q = xp.maximum(xp.log1p(-self), -100)
+        loss = -(target * log_p + (1 - target) * log_q)
+        return _reduce(xp, loss if weight is None else loss * weight, reduction)
+
+    def d_self(grad, reduction, self, target, weight):
+        out = grad * (self - target) / (self * (1 - self)).clamp(min=_BCE_EPS) * _mean_scale(reduction, self.numel())
+        return out if weight is None else out * _constant(weight)
+
+    def d_target(grad, reduction, self, target, weight):
+        logit = (1 - self).log().clamp(min=-100) - self.log().clamp(min=-100)
+        out = grad * logit * _mean_scale(reduction, self.numel())
+        return out if weight is None else out * _constant(weight)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
+                         ) -> Tensor:
+    """Cross entropy of probabilities ``input`` (in [0, 1]) against ``target``, elementwise."""
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+    data = input._data
+    if data.size and (data.min() < 0 or data.max() > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1 [autograd_lab] binary_cross_entropy takes "
+                           "probabilities: apply sigmoid first, or use binary_cross_entropy_with_logits on the logits")
+    w = None if weight is None else backend.namespace_of(data).broadcast_to(weight._data, data.shape)
+    return BinaryCrossEntropyBackward0.apply(input, target, weight=w, reduction=reduction)
+
+
+def _softplus(x: Tensor) -> Tensor:
+    """log(1 + exp(x)) without overflow, differentiable."""
+    return x.relu() + (-x.abs()).exp().log1p()
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    """out = -weight * (pos_weight * target * log(sigmoid(x)) + (1 - target) * log(1 - sigmoid(x)))"""
+    saves = ("pos_weight", "reduction", "self", "target", "weight")
+
+    def forward(xp, self, target, *, weight, pos_weight, reduction):
+        neg_log_sigmoid = xp.log1p(xp.exp(-xp.abs(self))) + xp.maximum(-self, 0)  # -log(sigmoid(x)), stably
+        if pos_weight is None:
+            loss = (1 - target) * self + neg_log_sigmoid
+        else:
+            loss = (1 - target) * self + (1 + (pos_weight - 1) * target) * neg_log_sigmoid
+        return _reduce(xp, loss if weight is None else loss * weight, reduction)
+
+    def d_self(grad, pos_weight, reduction, self, target, weight):
+        if pos_weight is None:
+            local = self.sigmoid() - target
+        else:
+            pw = _constant(pos_weight)
+            local = (pw * target + 1 - target) * self.sigmoid() - pw * target
+        out = grad * local * _mean_scale(reduction, self.numel())
+        return out if weight is None else out * _constant(weight)
+
+    def d_target(grad, pos_weight, reduction, self, target, weight):
+        local = -self if pos_weight is None else _constant(pos_weight) * _softplus(-self) - _softplus(self)
+        out = grad * local * _mean_scale(reduction, self.numel())
+        return out if weight is None else out * _constant(weight)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """``binary_cross_entropy(sigmoid(input), target)``, computed from the logits without overflow."""
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    xp = backend.namespace_of(input._data)
+    w = None if weight is None else xp.broadcast_to(weight._data, input._data.shape)
+    pw = None if pos_weight is None else xp.broadcast_to(pos_weight._data, input._data.shape)
+    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=w, pos_weight=pw, reduction=reduction)

@@ -1,0 +1,146 @@
+"""``Optimizer``: the base of SGD, Adam, AdamW and RMSprop. It holds ``param_groups`` (lists of parameters
+with their own hyperparameters) and a per-parameter ``state`` (momentum buffers, running averages).
+
+``step()`` updates the parameters in place under ``no_grad``, exactly as PyTorch does, so optimizing is
+not itself recorded in the graph.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from ..autograd.grad_mode import enable_grad
+from ..nn.module import _reset_grad
+from ..tensor import Tensor
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    """The default of a hyperparameter that every param group must give (SGD's ``lr`` once was)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class of optimizers: ``opt.zero_grad()``, ``loss.backward()``, ``opt.step()``."""
+
+    def __init__(self, params, defaults: dict) -> None:
+        self.defaults = defaults
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
+                            f"got al.{params.dtype._legacy_name} [autograd_lab] pass model.parameters() or [tensor]")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters with its own hyperparameters (unset ones take the defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        if isinstance(param_group["params"], set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(param).__name__}")
+            if not param.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor [autograd_lab] optimize the leaf tensors (the "
+                                 "parameters) the result was computed from")
+        group = dict(param_group, params=params)
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            group.setdefault(name, default)
+        existing = {id(p) for g in self.param_groups for p in g["params"]}
+        if len({id(p) for p in params}) != len(params) or existing & {id(p) for p in params}:
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the parameters' gradients: to ``None`` (the default), or to zeros in place."""
+        for group in self.param_groups:
+            for param in group["params"]:
+                _reset_grad(param, set_to_none)
+
+    def step(self, closure: Callable | None = None):
+        """Update every parameter that has a gradient; ``closure`` re-evaluates and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            self._update_group(group)
+        return loss
+
+    def _update_group(self, group: dict) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must define _update_group(group)")
+
+    # -- saving and restoring -------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """``{'state': {index: state}, 'param_groups': [...]}`` with parameters numbered in group order."""
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            ids = []
+            for param in group["params"]:
+                index.setdefault(id(param), len(index))
+                ids.append(index[id(param)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore hyperparameters and state saved by ``state_dict`` (into an optimizer of the same shape)."""
+        state_dict = copy.deepcopy(state_dict)
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of optimizer's "
+                             "group")
+        by_index = {i: p for g, s in zip(self.param_groups, saved_groups) for i, p in zip(s["params"], g["params"])}
+        self.state = defaultdict(dict)
+        for i, value in state_dict["state"].items():
+            param = by_index.get(int(i))
+            if param is None:
+                continue
+            self.state[param] = {k: _cast_like(v, param, k) for k, v in value.items()}
+        for group, saved in zip(self.param_groups, saved_groups):
+            group.update({k: v for k, v in saved.items() if k != "params"})
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _cast_like(value, param: Tensor, key: str):
+    """State tensors follow their parameter's dtype, except the step counter."""
+    if isinstance(value, Tensor) and key != "step" and value.is_floating_point():
+        return value.to(param.dtype)
+    return value
+
+
+def _params_with_grad(group: dict) -> Iterable[Tensor]:
+    return (p for p in group["params"] if p.grad is not None)

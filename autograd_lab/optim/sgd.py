@@ -1,0 +1,46 @@
+"""Stochastic gradient descent, with momentum (heavy ball or Nesterov), dampening and weight decay."""
+
+from __future__ import annotations
+
+from ..autograd.grad_mode import no_grad
+from .optimizer import Optimizer, _params_with_grad
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """``p -= lr * g``; with momentum ``buf = momentum * buf + (1 - dampening) * g`` and ``p -= lr * buf``.
+
+    ``g`` is the gradient plus ``weight_decay * p``; ``nesterov`` steps along ``g + momentum * buf`` instead;
+    ``maximize`` climbs instead of descending.
+    """
+
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
+                 nesterov: bool = False, *, maximize: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize))
+
+    def _update_group(self, group: dict) -> None:
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        with no_grad():
+            for param in _params_with_grad(group):
+                grad = -param.grad if group["maximize"] else param.grad
+                if group["weight_decay"] != 0:
+                    grad = grad.add(param, alpha=group["weight_decay"])
+                if momentum != 0:
+                    state = self.state[param]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = grad.clone().detach()
+                    else:
+                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+                param.add_(grad, alpha=-lr)
