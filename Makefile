@@ -6,14 +6,14 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
 # CI (CI=true) also installs PyTorch, the gradient oracle; on your machine the oracle tests skip without it.
 ifneq ($(CI),)
-TEST_EXTRAS := test,oracle
-TEST_STAMP := $(VENV)/.deps-test-oracle
+TEST_EXTRAS := test,docs,oracle
+TEST_STAMP := $(VENV)/.deps-test-docs-oracle
 else
-TEST_EXTRAS := test
-TEST_STAMP := $(VENV)/.deps-test
+TEST_EXTRAS := test,docs
+TEST_STAMP := $(VENV)/.deps-test-docs
 endif
 
-.PHONY: test lab lint clean lab-bundle
+.PHONY: test lab lint clean lab-bundle bench docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,17 +26,40 @@ $(VENV)/.deps-lab: pyproject.toml | $(PY)
 	$(PIP) -e '.[lab]'
 	touch $@
 
+# The notebooks of notebooks/ run too, each cell's output compared with the stored one (nbval); what legitimately
+# varies (addresses, timings, measured memory) is rewritten by notebooks/nbval_sanitize.cfg first.
+# tests/notebooks/ holds the browser test's fixture notebook, which is not a lesson.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg --ignore=tests/notebooks
+
 test: $(TEST_STAMP)
-	$(PY) -m ruff check autograd_lab tests
-	$(PY) -m pytest
+	$(PY) -m ruff check autograd_lab tests benchmarks scripts
+	$(PY) -m pytest tests notebooks $(NBVAL)
 
 # --allow-root only where you are root (containers, CI machines); Jupyter refuses root otherwise.
 lab: $(VENV)/.deps-lab
 	mkdir -p notebooks
 	$(PY) -m jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# The benchmark suite (benchmarks/NOTES.md): each workload in fresh processes, 1 BLAS thread, medians and
+# ratios against hand-written NumPy and PyTorch. BENCH_ARGS: e.g. --full, --samples 3, --only op_overhead.
+$(VENV)/.deps-bench: pyproject.toml | $(PY)
+	$(PIP) -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.deps-bench
+	$(PY) -m benchmarks $(BENCH_ARGS)
+
 lint: $(TEST_STAMP)
-	$(PY) -m ruff check autograd_lab tests
+	$(PY) -m ruff check autograd_lab tests benchmarks scripts
+
+# The docs site, HTML in docs/_build/html (tests/test_docs.py builds it too, warnings as errors). Notebooks are
+# rendered from their stored outputs, never executed.
+$(VENV)/.deps-docs: pyproject.toml | $(PY)
+	$(PIP) -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.deps-docs
+	$(PY) -m sphinx -W --keep-going -b html -d docs/_build/doctrees docs docs/_build/html
 
 # The lab widget's front end: rebuilds autograd_lab/lab/static/widget.js from lab-frontend/ with the versions
 # pinned in its package-lock.json (needs node and npm). The built file is committed: users and CI need no node.
@@ -44,4 +67,4 @@ lab-bundle:
 	cd lab-frontend && npm ci --no-audit --no-fund && npm run build
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info docs/_build

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from . import autograd, backend, data, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -206,6 +206,16 @@ def __getattr__(name: str):
         import importlib
         return importlib.import_module(".lab", __name__)
     raise AttributeError(f"module 'autograd_lab' has no attribute '{name}'")
+
+
+# PyTorch's typed constructors (al.FloatTensor([1, 1, 1])...); autograd_lab.legacy has the 2017 API itself.
+from .legacy.constructors import make_types as _make_types  # noqa: E402
+
+_types = _make_types(warns=False)
+FloatTensor, DoubleTensor, HalfTensor = _types["FloatTensor"], _types["DoubleTensor"], _types["HalfTensor"]
+LongTensor, IntTensor, ShortTensor = _types["LongTensor"], _types["IntTensor"], _types["ShortTensor"]
+CharTensor, ByteTensor, BoolTensor = _types["CharTensor"], _types["ByteTensor"], _types["BoolTensor"]
+del _types, _make_types
 
 
 def load_ipython_extension(ipython) -> None:

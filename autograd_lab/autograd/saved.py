@@ -130,6 +130,45 @@ class SavedTensor:
                                  version_counter=self._version_counter)
         return self._tensor
 
+    # -- read-only facts for tools such as the lab: no unpacking, no version check, no hook runs ----
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        """The saved value's shape; ``None`` once freed or while a pack hook holds the value."""
+        data = self._source()
+        return None if data is None else tuple(int(s) for s in data.shape)
+
+    @property
+    def dtype(self):
+        """The saved value's dtype (an ``al.dtype``); ``None`` once freed or while a pack hook holds the value."""
+        data = self._source()
+        if data is None:
+            return None
+        from ..backend import from_np
+        return from_np(data.dtype)
+
+    @property
+    def has_hooks(self) -> bool:
+        """Whether it was saved through ``saved_tensors_hooks`` (reading it runs the unpack hook)."""
+        return self._unpack_hook is not None
+
+    @property
+    def current_version(self) -> int:
+        """The tensor's version counter now: unlike ``saved_version``, an in-place change bumps it."""
+        return self._version_counter.value
+
+    @property
+    def is_released(self) -> bool:
+        """Whether backward freed it (reading it then raises; ``retain_graph=True`` keeps it)."""
+        return self._released
+
+    @property
+    def data(self):
+        """The saved value as a tensor sharing its memory, read without the version check (so a stale
+        value can be shown); ``None`` once freed or while a pack hook holds the value."""
+        if self._tensor is not None:
+            return self._tensor.detach()
+        return None if self._data is None else _Tensor._make(self._data)
+
     def release(self) -> None:
         """Drop the saved value (after a backward without ``retain_graph``)."""
         self._tensor = self._data = self._packed = self._edge = None

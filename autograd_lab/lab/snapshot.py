@@ -4,9 +4,14 @@ Everything the lab draws comes from a :class:`Snapshot`: op nodes, ``AccumulateG
 their leaves, the tensors each node saved (shape, dtype, version at save time beside the current
 version), hooks, ``retain_grad`` marks and ``.grad`` values. The walk uses an explicit stack, so a
 graph of any depth is walked without ``RecursionError``. It reads public introspection only
-(``name()``, ``next_functions``, ``type(node).saves`` with ``_raw_saved_<name>``, ``metadata``,
-``AccumulateGrad.variable``, ``_version``, ``_base``, ``grad``), so nodes of any kind (built-in ops,
-custom ``Function`` nodes, ``CopySlices``...) are handled the same way.
+(``name()``, ``next_functions``, ``type(node).saves`` with ``_raw_saved_<name>``, a custom
+``Function`` node's ``_raw_saved_tensors``, the ``SavedTensor`` records' read-only properties,
+``metadata``, ``AccumulateGrad.variable``, ``_version``, ``_base``, ``grad``), so nodes of any kind
+(built-in ops, custom ``Function`` nodes, ``CopySlices``...) are handled the same way.
+
+Importing the lab turns on module tagging (``autograd_lab.nn.module.set_module_tagging``): from then
+on each node made inside an ``nn.Module``'s forward carries ``metadata['module']``, the module's
+qualified name, which ``NodeRecord.module`` reads and the DOT options use to box or fold modules.
 """
 
 from __future__ import annotations
@@ -16,11 +21,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..autograd.graph import AccumulateGrad, Node, gradient_edge
+from ..autograd.saved import SavedTensor
+from ..nn.module import set_module_tagging
 from ..tensor import Tensor
 
 __all__ = ["Snapshot", "NodeRecord", "SavedRecord", "TensorRecord", "ValueSummary", "snapshot", "summarize"]
 
 SMALL = 16  # tensors with at most this many elements are recorded with their values
+
+set_module_tagging(True)  # a lab is in use: tag the nodes each module makes, for grouping by module
 
 
 @dataclass
@@ -160,28 +169,46 @@ def _hook_name(fn) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def _saved_array(record):
-    """The array a SavedTensor record holds (None once freed or when a pack hook holds it)."""
-    tensor = getattr(record, "_tensor", None)
-    if tensor is not None:
-        return tensor._data
-    return getattr(record, "_data", None)
-
-
-def _saved_records(node: Node, small: int) -> list[SavedRecord]:
-    records = []
-    for name in getattr(type(node), "saves", ()) or ():
+def _saved_entries(node: Node) -> list[tuple[str, Any]]:
+    """``(name, raw value)`` for what ``node`` saved: ``type(node).saves`` read through ``_raw_saved_<name>``
+    (or ``_saved_<name>`` for non-tensors), or, for a custom ``Function`` node, its ``_raw_saved_tensors``
+    named ``saved_tensors[i]``. A value that cannot be read is left out."""
+    saves = getattr(type(node), "saves", ()) or ()
+    if not saves:
+        try:
+            raw_tensors = getattr(node, "_raw_saved_tensors", None)
+        except RuntimeError:
+            raw_tensors = None
+        return [(f"saved_tensors[{i}]", raw) for i, raw in enumerate(raw_tensors or ())]
+    entries = []
+    for name in saves:
         try:
             raw = getattr(node, "_raw_saved_" + name)
         except AttributeError:
             raw = None
         except RuntimeError:
             continue
-        if raw is None or not hasattr(raw, "saved_version"):
+        if not isinstance(raw, SavedTensor):
             try:
-                value = getattr(node, "_saved_" + name)
+                raw = _Plain(getattr(node, "_saved_" + name))
             except (AttributeError, RuntimeError):
                 continue
+        entries.append((name, raw))
+    return entries
+
+
+@dataclass
+class _Plain:
+    """A saved value that is not a ``SavedTensor`` record (a size, a dim, a scalar, ``None``)."""
+
+    value: Any
+
+
+def _saved_records(node: Node, small: int) -> list[SavedRecord]:
+    records = []
+    for name, raw in _saved_entries(node):
+        if not isinstance(raw, SavedTensor):
+            value = raw.value if isinstance(raw, _Plain) else raw
             if isinstance(value, Tensor) and value.dim() == 0 and not value.requires_grad:
                 records.append(SavedRecord(name, False, text=f"{value.item()!r} (a Python scalar)"))
             elif isinstance(value, Tensor):
@@ -191,20 +218,19 @@ def _saved_records(node: Node, small: int) -> list[SavedRecord]:
                 text = repr(value)
                 records.append(SavedRecord(name, False, text=text if len(text) <= 80 else text[:77] + "..."))
             continue
-        array = _saved_array(raw)
-        packed = getattr(raw, "_unpack_hook", None) is not None
+        data = raw.data
         rec = SavedRecord(
             name, True,
-            shape=tuple(int(s) for s in array.shape) if array is not None else None,
-            dtype=str(array.dtype) if array is not None else None,
+            shape=raw.shape,
+            dtype=_dtype_name(data) if data is not None else None,
             saved_version=int(raw.saved_version),
-            current_version=int(raw._version_counter.value),
+            current_version=int(raw.current_version),
             is_output=bool(raw.is_output),
-            released=bool(raw._released),
-            packed=packed,
+            released=raw.is_released,
+            packed=raw.has_hooks,
         )
-        if array is not None and not packed:
-            rec.value = summarize(array, small)
+        if data is not None and not raw.has_hooks:
+            rec.value = summarize(data._data, small)
         records.append(rec)
     return records
 

@@ -1,0 +1,134 @@
+"""What every exercise checker shares: a ``Feedback`` result and comparisons that say what is wrong.
+
+A checker returns a :class:`Feedback`; its text is what the notebook shows (and what nbval compares), so
+messages are plain, deterministic text: no addresses, no timings. ``bool(feedback)`` says whether it passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Feedback", "passed", "failed", "not_answered", "is_placeholder", "as_array", "compare_arrays",
+           "call_learner", "MAX_LISTED"]
+
+MAX_LISTED = 6  # wrong elements listed before "... and N more"
+
+
+class Feedback:
+    """The outcome of a check: passed or not, with a message for the learner."""
+
+    __slots__ = ("ok", "message")
+
+    def __init__(self, ok: bool, message: str) -> None:
+        self.ok = bool(ok)
+        self.message = message
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        mark = "Correct!" if self.ok else "Not yet."
+        return f"{mark} {self.message}" if self.message else mark
+
+    __str__ = __repr__
+
+
+def passed(message: str = "") -> Feedback:
+    return Feedback(True, message)
+
+
+def failed(message: str) -> Feedback:
+    return Feedback(False, message)
+
+
+def is_placeholder(answer: Any) -> bool:
+    """``...`` (and ``None``) is how an exercise cell marks the answer still to write."""
+    return answer is Ellipsis or answer is None
+
+
+def not_answered(what: str) -> Feedback:
+    return failed(f"Replace the `...` with {what}, then run the cell again.")
+
+
+def as_array(value: Any) -> np.ndarray:
+    """A learner's value (an autograd_lab tensor, a NumPy array, a number, a list, a torch tensor) as an array."""
+    if hasattr(value, "detach") and hasattr(value, "numpy"):  # autograd_lab or torch tensors
+        value = value.detach().numpy()
+    return np.asarray(value, dtype=np.float64)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def compare_arrays(name: str, got: Any, expected: Any, *, rtol: float = 1e-4, atol: float = 1e-6,
+                   labels: list[str] | None = None, reference: str = "autograd") -> Feedback:
+    """Compares a learner's ``got`` with ``expected`` element by element, naming the wrong elements.
+
+    The message lists the index (or ``labels[flat index]``, e.g. ``"at x=0.5"``), the learner's value and the
+    expected one for the first few wrong elements, so that a learner sees *where* their formula goes wrong.
+    ``reference`` names where the expected values come from ("autograd", "the worked-out gradient"...).
+    """
+    if is_placeholder(got):
+        return not_answered(name)
+    try:
+        got_a = as_array(got)
+    except (TypeError, ValueError) as error:
+        return failed(f"{name} should be numbers (a tensor, an array or a number); got {type(got).__name__}: {error}")
+    exp_a = as_array(expected)
+    if got_a.shape != exp_a.shape:
+        return failed(f"{name} has shape {tuple(got_a.shape)} but should have shape {tuple(exp_a.shape)}.")
+    if not np.all(np.isfinite(got_a)) and np.all(np.isfinite(exp_a)):
+        bad = np.argwhere(~np.isfinite(got_a))
+        return failed(f"{name} has non-finite values (nan or inf) at {_indices(bad, got_a.ndim)}.")
+    wrong = ~np.isclose(got_a, exp_a, rtol=rtol, atol=atol)
+    if not wrong.any():
+        return passed(f"{name} matches {reference}.")
+    idx = np.argwhere(wrong)
+    lines = [f"{name}: {len(idx)} of {got_a.size} element(s) differ from {reference}:"]
+    for i in idx[:MAX_LISTED]:
+        key = tuple(int(k) for k in i)
+        where = f"[{', '.join(map(str, key))}]" if key else ""
+        if labels is not None:
+            where = f" {labels[int(np.ravel_multi_index(key, got_a.shape)) if key else 0]}"
+        lines.append(f"  {name}{where}: yours {_fmt(got_a[key])}, expected {_fmt(exp_a[key])}")
+    if len(idx) > MAX_LISTED:
+        lines.append(f"  ... and {len(idx) - MAX_LISTED} more")
+    hint = _pattern_hint(got_a, exp_a)
+    if hint:
+        lines.append(hint)
+    return failed("\n".join(lines))
+
+
+def _indices(idx: np.ndarray, ndim: int) -> str:
+    shown = ", ".join("[" + ", ".join(str(int(k)) for k in i) + "]" if ndim else "(the value)" for i in idx[:MAX_LISTED])
+    return shown + (f" and {len(idx) - MAX_LISTED} more" if len(idx) > MAX_LISTED else "")
+
+
+def _pattern_hint(got: np.ndarray, expected: np.ndarray) -> str:
+    """A one-line guess at a common slip: a flipped sign, a constant factor, a transpose."""
+    if np.allclose(got, -expected, rtol=1e-4, atol=1e-6):
+        return "Hint: every value has the wrong sign."
+    nonzero = np.abs(expected) > 1e-12
+    if got.size > 1 and nonzero.any() and np.all(np.abs(got[~nonzero]) <= 1e-9):
+        ratio = got[nonzero] / expected[nonzero]
+        if np.allclose(ratio, ratio.flat[0], rtol=1e-4) and not np.isclose(ratio.flat[0], 1.0):
+            return f"Hint: every value is {_fmt(float(ratio.flat[0]))} times the expected one (a missing or extra factor?)."
+    if got.ndim == 2 and got.shape[0] == got.shape[1] and np.allclose(got, expected.T, rtol=1e-4, atol=1e-6):
+        return "Hint: your answer is the transpose of the expected one."
+    return ""
+
+
+def call_learner(fn: Callable, *args: Any, what: str = "your function") -> tuple[Any, Feedback | None]:
+    """Calls a learner's function; an exception becomes feedback naming it instead of a traceback."""
+    if is_placeholder(fn):
+        return None, not_answered(what)
+    if not callable(fn):
+        return None, failed(f"{what} should be a function; got {type(fn).__name__}.")
+    try:
+        return fn(*args), None
+    except Exception as error:  # noqa: BLE001 - any learner error becomes feedback
+        return None, failed(f"{what} raised {type(error).__name__}: {error}")

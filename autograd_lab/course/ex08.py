@@ -1,0 +1,149 @@
+"""Checkers for ``08_custom_functions.ipynb``: custom ``autograd.Function`` classes run through ``gradcheck``
+(the feedback lists the Jacobian entries that disagree), ``needs_input_grad`` and ``mark_non_differentiable``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import autograd_lab as al
+from autograd_lab.autograd import Function, GradcheckError, gradcheck
+
+from ._feedback import Feedback, compare_arrays, failed, is_placeholder, not_answered, passed
+
+__all__ = ["ex_08_1", "ex_08_2", "ex_08_3", "gradcheck_feedback"]
+
+
+def _is_function_class(cls) -> bool:
+    return isinstance(cls, type) and issubclass(cls, Function)
+
+
+def _not_a_function(cls, what: str) -> Feedback | None:
+    if is_placeholder(cls):
+        return not_answered(what)
+    if not _is_function_class(cls):
+        return failed(f"Pass the class itself (a subclass of al.autograd.Function), not {type(cls).__name__}.")
+    return None
+
+
+def _apply(cls, *args) -> tuple:
+    """``cls.apply(*args)``, or the feedback naming the learner's exception."""
+    try:
+        result = cls.apply(*args)
+    except Exception as error:  # noqa: BLE001 - the learner's forward raised
+        return None, failed(f"{cls.__name__}.apply raised {type(error).__name__} in forward: {error}")
+    if result is None:
+        return None, failed(f"{cls.__name__}.forward returned None: replace the `...` with code that returns its output.")
+    return result, None
+
+
+def gradcheck_feedback(fn, inputs: tuple, what: str) -> Feedback | None:
+    """Runs ``gradcheck``; on a mismatch, feedback listing the wrong Jacobian entries (numerical beside analytical)."""
+    try:
+        gradcheck(fn, inputs)
+    except GradcheckError as error:
+        text = str(error)
+        detail = text.split("[autograd_lab]", 1)[-1].strip()
+        head = text.splitlines()[0]
+        return failed(f"gradcheck failed for {what}: {head}\n{detail}\n"
+                      "Each entry is d output[row] / d input[col]: 'numerical' is the finite-difference slope, "
+                      "'analytical' what your backward returned.")
+    except Exception as error:  # noqa: BLE001 - the learner's backward raised
+        return failed(f"backward of {what} raised {type(error).__name__}: {error}")
+    return None
+
+
+# -- exercise 1: Softplus --------------------------------------------------------------------------------
+def ex_08_1(Softplus) -> Feedback:  # noqa: N803 - the learner's class
+    """``Softplus.apply(x)`` is ``log(1 + exp(x))``; it saves its input with save_for_backward; gradcheck passes."""
+    problem = _not_a_function(Softplus, "your Softplus class")
+    if problem is not None:
+        return problem
+    x = al.tensor([-3.0, -1.0, 0.0, 0.5, 2.0, 4.0], dtype=al.float64, requires_grad=True)
+    out, problem = _apply(Softplus, x)
+    if problem is not None:
+        return problem
+    if not isinstance(out, al.Tensor):
+        return failed(f"forward should return a Tensor; it returned {type(out).__name__}.")
+    value = compare_arrays("Softplus.apply(x)", out, np.log1p(np.exp(x.detach().numpy())))
+    if not value:
+        return value
+    if not out.grad_fn.saved_tensors:
+        return failed("forward saved nothing with ctx.save_for_backward. Save x there (not as ctx.x = x): saved "
+                      "tensors get the version check and the saved-tensor hooks.")
+    slope = al.autograd.grad(out, x, al.ones_like(out))[0]
+    derivative = compare_arrays("d Softplus(x) / dx", slope, 1 / (1 + np.exp(-x.detach().numpy())))
+    if not derivative:
+        return derivative
+    problem = gradcheck_feedback(Softplus.apply, (x,), "Softplus")
+    return problem if problem is not None else passed("values, saved input and gradients are right: gradcheck passes.")
+
+
+# -- exercise 2: a Linear layer with needs_input_grad --------------------------------------------------------
+def _linear_inputs(*, x_grad: bool) -> tuple:
+    gen = al.Generator().manual_seed(8)
+    x = al.randn(4, 3, dtype=al.float64, generator=gen).requires_grad_(x_grad)
+    weight = al.randn(2, 3, dtype=al.float64, generator=gen).requires_grad_()
+    bias = al.randn(2, dtype=al.float64, generator=gen).requires_grad_()
+    return x, weight, bias
+
+
+def ex_08_2(Linear) -> Feedback:  # noqa: N803 - the learner's class
+    """``Linear.apply(x, weight, bias)`` is ``x @ weight.T + bias``; backward skips gradients nobody needs."""
+    problem = _not_a_function(Linear, "your Linear class")
+    if problem is not None:
+        return problem
+    x, weight, bias = _linear_inputs(x_grad=True)
+    out, problem = _apply(Linear, x, weight, bias)
+    if problem is not None:
+        return problem
+    value = compare_arrays("Linear.apply(x, weight, bias)", out, x.detach().numpy() @ weight.detach().numpy().T
+                           + bias.detach().numpy())
+    if not value:
+        return value
+    problem = gradcheck_feedback(Linear.apply, (x, weight, bias), "Linear (inputs x, weight, bias)")
+    if problem is not None:
+        return problem
+    x, weight, bias = _linear_inputs(x_grad=False)
+    node = Linear.apply(x, weight, bias).grad_fn
+    try:
+        returned = Linear.backward(node, al.ones(4, 2, dtype=al.float64))
+    except Exception as error:  # noqa: BLE001 - the learner's backward raised
+        return failed(f"with x not requiring grad, backward raised {type(error).__name__}: {error}")
+    if not isinstance(returned, tuple) or len(returned) != 3:
+        return failed("backward should return a tuple of three gradients (x, weight, bias).")
+    if returned[0] is not None:
+        return failed(f"x does not require grad here (ctx.needs_input_grad is {node.needs_input_grad}), yet backward "
+                      "computed a gradient for it. Return None for it: test ctx.needs_input_grad[0] first.")
+    if returned[1] is None or returned[2] is None:
+        return failed("weight and bias need gradients, but backward returned None for one of them.")
+    return passed("gradcheck passes, and backward computes only the gradients that ctx.needs_input_grad asks for.")
+
+
+# -- exercise 3: ReLU that also returns its mask -------------------------------------------------------
+def ex_08_3(ReluWithMask) -> Feedback:  # noqa: N803 - the learner's class
+    """``out, mask = ReluWithMask.apply(x)``: ``mask`` is 1.0 where x > 0, else 0.0, marked non-differentiable."""
+    problem = _not_a_function(ReluWithMask, "your ReluWithMask class")
+    if problem is not None:
+        return problem
+    x = al.tensor([0.3, -1.2, 2.5, -0.4, 1.7], dtype=al.float64, requires_grad=True)
+    result, problem = _apply(ReluWithMask, x)
+    if problem is not None:
+        return problem
+    if not isinstance(result, tuple) or len(result) != 2:
+        return failed("forward should return two tensors: (out, mask).")
+    out, mask = result
+    values = x.detach().numpy()
+    checked = compare_arrays("out", out, np.maximum(values, 0.0))
+    if checked:
+        checked = compare_arrays("mask", mask, (values > 0).astype(np.float64))
+    if not checked:
+        return checked
+    if not mask.is_floating_point():
+        return failed(f"mask should be floating point (like x), not {mask.dtype}: use (x > 0).to(x.dtype).")
+    if mask.requires_grad:
+        return failed("mask requires grad. It is a float tensor made from x, so autograd assumes it is differentiable "
+                      "unless you call ctx.mark_non_differentiable(mask) in forward.")
+    if not out.requires_grad:
+        return failed("out does not require grad: only mask should be marked non-differentiable.")
+    problem = gradcheck_feedback(lambda t: ReluWithMask.apply(t)[0], (x,), "the first output of ReluWithMask")
+    return problem if problem is not None else passed("mask needs no gradient, and the gradient of out passes only where x > 0.")

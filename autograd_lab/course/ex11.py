@@ -1,0 +1,125 @@
+"""Checkers for ``11_history_2017_api.ipynb``: inference without ``volatile``, the 2017 names matched with
+today's, and REINFORCE written as a loss, checked against the legacy layer's ``reinforce``."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import autograd_lab as al
+
+from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
+
+__all__ = ["ex_11_1", "ex_11_2", "ex_11_3", "OLD", "MODERN", "legacy_reinforce_grad"]
+
+
+# -- exercise 1: inference without volatile ------------------------------------------------------------------
+def ex_11_1(modern_predict: Callable) -> Feedback:
+    """``modern_predict(model, x)`` returns ``model(x)`` without recording a graph (what volatile did)."""
+    if is_placeholder(modern_predict):
+        return not_answered("your modern_predict function")
+    al.manual_seed(11)
+    model = al.nn.Sequential(al.nn.Linear(4, 8), al.nn.Tanh(), al.nn.Linear(8, 2))
+    x = al.randn(5, 4, generator=al.Generator().manual_seed(110))
+    with al.no_grad():
+        expected = model(x)
+    packed = []
+    with al.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t):
+        out, problem = call_learner(modern_predict, model, x, what="modern_predict(model, x)")
+    if problem is not None:
+        return problem
+    if out is None:
+        return failed("modern_predict returned None: return the model's output.")
+    value = compare_arrays("modern_predict(model, x)", out, expected)
+    if not value:
+        return value
+    if out.requires_grad or out.grad_fn is not None:
+        return failed("the output still has a grad_fn: run the forward inside `with al.no_grad():`.")
+    if packed:
+        return failed(f"the output has no grad_fn, but {len(packed)} tensors were saved for a backward while it was "
+                      "computed: a graph was recorded and then cut off (detach?). Run the forward under al.no_grad() "
+                      "so that nothing is recorded or saved.")
+    return passed("no graph recorded, nothing saved: what volatile=True was for, now spelled al.no_grad().")
+
+
+# -- exercise 2: old names, new names ------------------------------------------------------------------------------
+OLD = {
+    "1": "Variable(t, requires_grad=True)",
+    "2": "Variable(x, volatile=True)",
+    "3": "y.creator",
+    "4": "y.backward(retain_variables=True)",
+    "5": "sample.reinforce(reward)",
+}
+MODERN = {
+    "A": "loss = -(reward * log_prob).sum(); loss.backward()",
+    "B": "y.grad_fn",
+    "C": "t.requires_grad_() (a tensor is a Variable now)",
+    "D": "y.backward(retain_graph=True)",
+    "E": "with al.no_grad(): ...",
+}
+_MATCH = {"1": "C", "2": "E", "3": "B", "4": "D", "5": "A"}
+_WHY = {
+    "1": "Variable and Tensor merged in PyTorch 0.4: every tensor has requires_grad, grad and grad_fn.",
+    "2": "volatile was a flag on inputs; no_grad is a mode for a block of code.",
+    "3": "creator was renamed grad_fn.",
+    "4": "retain_variables was renamed retain_graph.",
+    "5": "stochastic functions are gone: you write the score-function loss yourself.",
+}
+
+
+def ex_11_2(answer: dict) -> Feedback:
+    """``answer`` maps each key of :data:`OLD` ('1'..'5') to the letter of its modern form in :data:`MODERN`."""
+    if is_placeholder(answer) or not isinstance(answer, dict):
+        return not_answered("a dict such as {'1': 'A', ...}")
+    missing = [old for old in OLD if is_placeholder(answer.get(old))]
+    if missing:
+        return not_answered("a letter for " + ", ".join(missing))
+    wrong = [old for old in OLD if str(answer[old]).strip().upper() != _MATCH[old]]
+    if not wrong:
+        return passed(" ".join(_WHY[old] for old in OLD))
+    lines = [f"{len(wrong)} of {len(OLD)} wrong:"]
+    for old in wrong:
+        given = MODERN.get(str(answer[old]).strip().upper(), "not one of A-E")
+        lines.append(f"  {OLD[old]}  ->  you chose {answer[old]!r} ({given})")
+    return failed("\n".join(lines))
+
+
+# -- exercise 3: REINFORCE as a loss ----------------------------------------------------------------------------------
+def legacy_reinforce_grad(probs: al.Tensor, sample: al.Tensor, reward: float) -> al.Tensor:
+    """The gradient the 2017 API gave: ``sample.reinforce(reward)`` then backward through the sample."""
+    from autograd_lab.legacy import multinomial
+    from autograd_lab.legacy.autograd import Variable, backward
+    state = al.get_rng_state()  # the draw below must not shift the learner's random numbers
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        weights = Variable(probs.detach().clone(), requires_grad=True)
+        drawn = multinomial(weights, 1)
+        al.set_rng_state(state)
+        drawn.creator.sample = sample.clone()  # score the learner's sample, whatever was drawn
+        drawn.reinforce(al.tensor([reward]))
+        backward([drawn], [None])
+    return weights.grad.detach()
+
+
+def ex_11_3(score_function_loss: Callable) -> Feedback:
+    """``score_function_loss(probs, sample, reward)``: its gradient equals the legacy ``reinforce`` gradient."""
+    if is_placeholder(score_function_loss):
+        return not_answered("your score_function_loss function")
+    cases = [([0.2, 0.5, 0.3], 1, 2.0), ([1.0, 3.0, 4.0, 2.0], 3, -0.5), ([0.6, 0.4], 0, 1.5)]
+    for weights, index, reward in cases:
+        probs = al.tensor(weights, dtype=al.float64, requires_grad=True)
+        sample = al.tensor([index])
+        loss, problem = call_learner(score_function_loss, probs, sample, reward, what="score_function_loss(...)")
+        if problem is not None:
+            return problem
+        if not isinstance(loss, al.Tensor) or loss.numel() != 1 or not loss.requires_grad:
+            return failed("score_function_loss should return a one-element tensor that depends on probs (with a "
+                          "grad_fn), so that backward can reach probs.")
+        loss.backward()
+        result = compare_arrays(f"probs.grad for weights {weights}, sample {index}, reward {reward}", probs.grad,
+                                legacy_reinforce_grad(probs, sample, reward))
+        if not result:
+            result.message += ("\nThe probabilities are the weights divided by their sum; the loss is minus the reward "
+                               "times the log of the sampled one.")
+            return result
+    return passed("your loss gives the same gradient as 2017's reinforce(): -reward * d log p(sample) / d probs.")

@@ -1,0 +1,49 @@
+"""Sphinx configuration of the autograd_lab docs: MyST pages, the course notebooks and the API reference.
+
+Build with ``make docs`` (HTML in ``docs/_build/html``); ``tests/test_docs.py`` builds with warnings as errors.
+The notebooks are rendered from the outputs stored in them (``docs/notebooks`` links to ``../notebooks``):
+nothing is executed, so the build is fast and shows exactly what nbval checks.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # document the checkout, even where the package is not installed
+
+import autograd_lab  # noqa: E402
+
+project = "autograd_lab"
+author = "the autograd_lab authors"
+copyright = "the autograd_lab authors"
+release = version = autograd_lab.__version__
+
+extensions = [
+    "myst_nb",  # MyST Markdown pages and .ipynb notebooks (it brings myst_parser)
+    "sphinx.ext.autodoc",
+    "sphinx.ext.viewcode",
+]
+
+exclude_patterns = ["_build", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+
+# -- notebooks: show the stored outputs, never execute ---------------------------------------------
+nb_execution_mode = "off"
+# The lab's drawings carry an interactive widget view, a static SVG and a text outline. A docs page has no
+# kernel to drive the widget (and the notebooks keep no widget state), so pages show the SVG, or the text.
+nb_mime_priority_overrides = [
+    ("html", "application/vnd.jupyter.widget-view+json", None),
+    ("html", "application/vnd.jupyter.widget-state+json", None),
+]
+myst_enable_extensions = ["colon_fence", "dollarmath"]
+myst_heading_anchors = 3
+
+# -- API reference -------------------------------------------------------------------------------
+autodoc_default_options = {"member-order": "bysource"}
+autodoc_typehints = "description"
+autodoc_typehints_format = "short"
+
+# -- HTML ----------------------------------------------------------------------------------------
+html_theme = "furo"
+html_title = f"autograd_lab {release}"
