@@ -61,9 +61,9 @@ def _infer_array(data, exact: bool = False):
     if array.dtype == object:
         raise TypeError(f"could not build a tensor from data of type {type(data).__name__}: expected numbers or "
                         "(nested) sequences of numbers")
-    if not isinstance(data, np.ndarray) and array.dtype.kind == "f" and not exact:
+    if not isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind == "f" and not exact:
         array = array.astype(backend.get_default_dtype().np_dtype)
-    if not isinstance(data, np.ndarray) and array.dtype.kind in "iu":
+    if not isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind in "iu":
         array = array.astype(np.int64)
     return array
 

@@ -155,8 +155,13 @@ def _accumulate(leaf, grad, create_graph: bool, trace: bool):
     if old is None:
         if create_graph:
             leaf._grad = grad
-        elif not getattr(grad._data.flags, "writeable", True):  # a broadcast (expanded) gradient
+        elif not getattr(grad._data.flags, "writeable", True) or (
+                leaf._data.flags.c_contiguous and not grad._data.flags.c_contiguous):
+            # a broadcast (expanded) or transposed gradient: .grad gets a buffer laid out like the leaf,
+            # as PyTorch's AccumulateGrad does, so that optimizers update it quickly and in place
             leaf._grad = grad.clone().data
+            leaf._grad_owned = True
+            return before, leaf._grad
         else:
             leaf._grad = grad.data  # .data: no history, a version counter of its own
         leaf._grad_owned = False  # may alias a buffer someone else holds: never write into it
