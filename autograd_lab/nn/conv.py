@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import creation
 from ..ops.nn_conv import _pair
 from ..tensor import Tensor
@@ -53,12 +51,7 @@ class Conv2d(Module):
 
     def reset_parameters(self) -> None:
         """U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, fan_in = in_channels/groups * kH * kW."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init._reset_affine(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)

@@ -118,3 +118,13 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
     if fan == 0:
         return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
+
+
+def _reset_affine(weight, bias) -> None:
+    """PyTorch's default for Linear and Conv layers: kaiming_uniform_(a=sqrt(5)) for the weight, so
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the same bound for the bias."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0  # no inputs: a zero bias, never uninitialised memory
+        uniform_(bias, -bound, bound)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import creation
 from ..tensor import Tensor
 from . import functional as F
@@ -40,11 +38,7 @@ class Linear(Module):
 
     def reset_parameters(self) -> None:
         """U(-1/sqrt(in_features), 1/sqrt(in_features)) for weight and bias, as PyTorch does."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._reset_affine(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
