@@ -152,7 +152,7 @@ def test_collapse_by_module_on_a_real_model(tagging):
     for name in ("features.0", "features.6", "avgpool", "fc"):
         assert f"{name}: " in folded
     # each convolution is named only inside its module's node, never drawn as a node of its own
-    assert folded.count("ConvolutionBackward0") == folded.count("1 ops (ConvolutionBackward0)") == 3
+    assert folded.count("ConvolutionBackward0") == folded.count("1 op (ConvolutionBackward0)") == 3
     clustered = to_dot(snap, DotOptions(modules="cluster")).source
     assert clustered.count("subgraph cluster_module") == len(modules)
 
