@@ -270,10 +270,14 @@ def _save_needed(cls, edges, inputs, results, params) -> tuple:
             saved.append(None)
             continue
         needed_by = users[index] if users is not None else None
-        if needed_by is not None and not any(edges[i][0] is not None for i in needed_by):
-            saved.append(None)  # like PyTorch's undefined saved variable: _saved_<name> reads None
-        else:
-            saved.append(_save(name, kind, key, inputs, results, params))
+        if needed_by is not None:
+            for i in needed_by:  # (a plain loop: this runs for every recorded op)
+                if edges[i][0] is not None:
+                    break
+            else:
+                saved.append(None)  # like PyTorch's undefined saved variable: _saved_<name> reads None
+                continue
+        saved.append(_save(name, kind, key, inputs, results, params))
     return tuple(saved)
 
 
