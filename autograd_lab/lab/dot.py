@@ -243,7 +243,8 @@ def build_dot(graph: graphviz.Digraph, snap: Snapshot, options: DotOptions | Non
         else:
             module = snap.nodes[members[0]].module
             names = sorted({snap.nodes[m].name for m in members})
-            text = f"{module}: {len(members)} op{'s' if len(members) != 1 else ''} ({', '.join(names[:4])}{', ...' if len(names) > 4 else ''})"
+            ops = f"{len(members)} op{'s' if len(members) != 1 else ''}"
+            text = f"{module}: {ops} ({', '.join(names[:4])}{', ...' if len(names) > 4 else ''})"
         graph.node(drawn, id=drawn, label=_table([_row(escape(text), bold=True)], COLORS["module"], style="rounded"))
 
     seen_edges = set()
