@@ -12,8 +12,8 @@ def machine_info(threads: int, samples: int) -> dict:
     try:
         with open("/proc/cpuinfo") as f:
             cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    except OSError:
-        pass
+    except OSError:  # no /proc (not Linux): keep platform's processor name
+        cpu = platform.processor() or platform.machine()
     versions = {}
     for name in ("numpy", "torch", "autograd_lab"):
         try:

@@ -301,6 +301,7 @@ def _forward_jacobian(func: Callable, inputs, strict: bool, vectorize: bool):
                            'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.')
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if not vectorize:
+        # PyTorch's text, word for word (its missing space included), as the oracle test compares it
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                   "only implemented for `vectorize=True`.")
     with enable_grad():
