@@ -32,7 +32,7 @@ $(VENV)/.deps-lab: pyproject.toml | $(PY)
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg --ignore=tests/notebooks
 
 test: $(TEST_STAMP)
-	$(PY) -m ruff check autograd_lab tests benchmarks scripts
+	$(PY) -m ruff check conftest.py autograd_lab tests benchmarks scripts
 	$(PY) -m pytest tests notebooks $(NBVAL)
 
 # --allow-root only where you are root (containers, CI machines); Jupyter refuses root otherwise.
@@ -50,7 +50,7 @@ bench: $(VENV)/.deps-bench
 	$(PY) -m benchmarks $(BENCH_ARGS)
 
 lint: $(TEST_STAMP)
-	$(PY) -m ruff check autograd_lab tests benchmarks scripts
+	$(PY) -m ruff check conftest.py autograd_lab tests benchmarks scripts
 
 # The docs site, HTML in docs/_build/html (tests/test_docs.py builds it too, warnings as errors). Notebooks are
 # rendered from their stored outputs, never executed.

@@ -70,6 +70,8 @@ def test_frames_show_grads_hooks_accumulation_and_freed_buffers():
     assert last.accumulated[1] == f"[{10 + 3 * np.exp(1):.4g}, {10 + 3 * np.exp(2):.4g}]"
     assert len(last.hooks) == 1 and last.hooks[0].startswith("tensor ") and last.hooks[0].endswith("<lambda>")
     assert fired == ["leaf"]
+    assert last.leaf == "x" and last.caption(4).startswith("step 4/4: AccumulateGrad into x · ")
+    assert stepper.frames[0].leaf is None
     assert stepper.done and stepper.caption().endswith("backward complete")
     # Back and Reset move through the record; the engine does not run again
     stepper.back()
@@ -79,6 +81,14 @@ def test_frames_show_grads_hooks_accumulation_and_freed_buffers():
     stepper.seek(4)
     np.testing.assert_allclose(x.grad.numpy(), 10 + 3 * np.exp([1.0, 2.0]), rtol=1e-6)
     assert fired == ["leaf"]
+
+
+def test_caption_names_an_unnamed_leaf_by_shape_and_dtype():
+    w = al.ones(2, 3, requires_grad=True)
+    stepper = step_backward(w.sum(), names={})
+    stepper.seek(2)
+    assert stepper.frames[1].leaf == "leaf (2, 3) float32"
+    assert "AccumulateGrad into leaf (2, 3) float32" in stepper.frames[1].caption(2)
 
 
 def test_gradient_and_retain_graph_arguments():

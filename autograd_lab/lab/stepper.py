@@ -40,9 +40,11 @@ class Frame:
     freed: list[str]
     executed: bool = True
     edges: list = field(default_factory=list)
+    leaf: str | None = None  # AccumulateGrad: the leaf it accumulates into ("w", or "leaf (3,) float32")
 
     def caption(self, total: int) -> str:
-        parts = [f"step {self.index + 1}/{total}: {self.name}", "grad in " + ", ".join(self.grads_in)]
+        title = self.name if self.leaf is None else f"{self.name} into {self.leaf}"
+        parts = [f"step {self.index + 1}/{total}: {title}", "grad in " + ", ".join(self.grads_in)]
         if self.grads_out:
             parts.append("out " + ", ".join(f"[{i}] {g}" for i, g in sorted(self.grads_out.items())))
         if self.accumulated:
@@ -87,8 +89,15 @@ class Stepper:
         grads_out = {i: _text(g) for i, g in enumerate(step.grad_inputs) if node.next[i][0] is not None}
         self.frames.append(Frame(len(self.frames), nid, node.name, [_text(g) for g in step.grad_outputs], grads_out,
                                  [f"{kind} {hook_name(fn)}" for kind, fn in step.hooks_fired], accumulated,
-                                 list(step.freed), step.executed))
+                                 list(step.freed), step.executed, leaf=self._leaf_label(node)))
         return True
+
+    def _leaf_label(self, node) -> str | None:
+        """How the caption names an ``AccumulateGrad``'s leaf: its variable name, else its shape and dtype."""
+        record = self.snapshot.tensors.get(node.variable) if node.kind == "leaf" and node.variable else None
+        if record is None:
+            return None
+        return record.name or f"leaf {record.shape} {record.dtype}"
 
     def seek(self, index: int) -> int:
         """Show the state after ``index`` steps, running the engine as far as needed."""
