@@ -25,7 +25,8 @@ API_MODULES = [
     "autograd_lab.autograd.function", "autograd_lab.autograd.functional", "autograd_lab.autograd.saved",
     "autograd_lab.autograd.gradcheck", "autograd_lab.autograd.anomaly", "autograd_lab.autograd.grad_mode",
     "autograd_lab.nn", "autograd_lab.nn.module", "autograd_lab.nn.functional", "autograd_lab.optim",
-    "autograd_lab.data", "autograd_lab.lab", "autograd_lab.lab.stepper",
+    "autograd_lab.data", "autograd_lab.lab", "autograd_lab.lab.stepper", "autograd_lab.models",
+    "autograd_lab.course", "autograd_lab.course.check", "autograd_lab.legacy", "autograd_lab.legacy.variable",
 ]
 
 
@@ -43,8 +44,18 @@ def site(tmp_path_factory) -> Path:
 
 
 def test_pages_are_built(site):
-    for page in ["index", "getting-started", "course", "design/engine", "design/lab", "api/index"]:
+    for page in ["index", "getting-started", "course", "design/engine", "design/lab", "design/performance",
+                 "api/index"]:
         assert (site / f"{page}.html").is_file(), page
+
+
+def test_performance_page_shows_the_latest_benchmark_table(site):
+    table = (ROOT / "benchmarks" / "results" / "latest.md").read_text(encoding="utf-8")
+    first_case = re.search(r"^\| (op_overhead_16) \| us/op \| ([\d.]+) \|", table, re.M)
+    assert first_case, "benchmarks/results/latest.md has no op_overhead_16 row"
+    page = (site / "design" / "performance.html").read_text(encoding="utf-8")
+    assert f"<td><p>{first_case.group(1)}</p></td>" in page and f"<td><p>{first_case.group(2)}</p></td>" in page
+    assert "im2col" in page
 
 
 def test_every_notebook_is_rendered_with_its_stored_outputs(site):

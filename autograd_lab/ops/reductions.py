@@ -442,7 +442,7 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
 
 
 class LinalgVectorNormBackward0(Op):
-    """out = (sum |x|^ord)^(1/ord) over dims; ord inf / -inf: the largest / smallest |x|; ord 0: non-zeros counted"""
+    """out = ``(sum |x|^ord)^(1/ord)`` over dims; ord inf / -inf: the largest / smallest ``|x|``; ord 0: non-zeros"""
     saves = ("dim", "keepdim", "ord", "result", "self")
 
     def forward(xp, self, *, ord, dim, keepdim):
