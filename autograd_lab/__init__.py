@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from . import autograd, backend, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -22,12 +22,14 @@ from .backend import (
     float16,
     float32,
     float64,
+    get_default_device,
     get_default_dtype,
     int8,
     int16,
     int32,
     int64,
     promote_types,
+    set_default_device,
     set_default_dtype,
     uint8,
 )

@@ -1,7 +1,9 @@
 """Array namespaces, devices and dtypes: the one seam between autograd_lab and its array libraries.
 
 Ops never import NumPy themselves: they receive ``xp``, the namespace that owns their input arrays
-(NumPy for the ``cpu`` device). Dtypes are small objects that print like PyTorch's (``al.float32``)
+(NumPy for the ``cpu`` device, CuPy for ``cuda``). A device type other than ``cpu`` is served by an
+:class:`ArrayBackend` registered for it; the CuPy one is imported the first time a ``cuda`` device is
+asked for, never when autograd_lab is imported. Dtypes are small objects that print like PyTorch's (``al.float32``)
 and carry the NumPy dtype they stand for. Type promotion follows PyTorch's rules, which differ from
 NumPy's (``int64 + float32`` is ``float32``; a Python float never widens a float32 tensor).
 """
@@ -15,7 +17,8 @@ import numpy as np
 __all__ = [
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
     "device", "get_default_dtype", "set_default_dtype", "to_dtype", "namespace_of", "promote_types",
-    "result_type",
+    "result_type", "ArrayBackend", "register_backend", "backend_for", "device_of", "namespace_for", "move",
+    "get_default_device", "set_default_device",
 ]
 
 
@@ -184,14 +187,119 @@ class device:
     def __repr__(self) -> str:
         return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
 
+    def __enter__(self) -> device:
+        """``with al.device('cuda'):`` makes factory functions (``zeros``, ``randn``...) create on this device."""
+        _default_device.stack.append(_default_device.value)
+        _default_device.value = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _default_device.value = _default_device.stack.pop()
+
 
 CPU = device("cpu")
+
+
+class _DefaultDevice(threading.local):
+    def __init__(self) -> None:
+        self.value = CPU
+        self.stack: list = []
+
+
+_default_device = _DefaultDevice()
+
+
+def get_default_device() -> device:
+    """The device factory functions use when given none (``cpu`` unless changed)."""
+    return _default_device.value
+
+
+def set_default_device(dev) -> None:
+    """Make factory functions create tensors on ``dev`` by default (``None`` restores ``cpu``), as in PyTorch."""
+    _default_device.value = CPU if dev is None else device(dev)
+
+
+# -- array backends ------------------------------------------------------------------------------
+class ArrayBackend:
+    """What autograd_lab asks of the array library behind one device type (CuPy for ``cuda``).
+
+    ``namespace`` is the ``xp`` that ops receive; ``array_types`` are the array classes it makes. The
+    methods move data between host and device, draw random numbers, and report devices. A test double
+    registered with :func:`register_backend` proves the seam without a GPU (see ``tests/fake_backend.py``).
+    """
+
+    type = "cuda"
+    namespace = None
+    array_types: tuple = ()
+
+    def index_of(self, array) -> int:
+        """The device index an array lives on."""
+        raise NotImplementedError
+
+    def to_device(self, host, index: int):
+        """A copy of the NumPy array ``host`` on device ``index``."""
+        raise NotImplementedError
+
+    def to_host(self, array):
+        """A NumPy copy of a device array."""
+        raise NotImplementedError
+
+    def rng(self, seed: int, index: int):
+        """A random generator on device ``index`` with NumPy ``Generator`` method names
+        (``random``, ``standard_normal``, ``integers``, ``permutation``, ``normal``, ``uniform``)."""
+        raise NotImplementedError
+
+    def device_count(self) -> int:
+        raise NotImplementedError
+
+    def current_device(self) -> int:
+        return 0
+
+    def synchronize(self, index: int | None = None) -> None:
+        """Wait for the work queued on the device (nothing to wait for without a queue)."""
+
+
+_BACKENDS: dict[str, ArrayBackend] = {}
+_BY_ARRAY_TYPE: dict[type, ArrayBackend] = {}
+
+
+def register_backend(entry: ArrayBackend | None, device_type: str = "cuda") -> ArrayBackend | None:
+    """Serve ``device_type`` with ``entry`` (``None`` unregisters); returns the backend it replaces."""
+    previous = _BACKENDS.pop(device_type, None)
+    if previous is not None:
+        for t in previous.array_types:
+            _BY_ARRAY_TYPE.pop(t, None)
+    if entry is not None:
+        _BACKENDS[device_type] = entry
+        for t in entry.array_types:
+            _BY_ARRAY_TYPE[t] = entry
+    return previous
+
+
+def backend_for(device_type: str) -> ArrayBackend:
+    """The backend of a device type; for ``cuda`` with none registered, CuPy is imported now (only now)."""
+    entry = _BACKENDS.get(device_type)
+    if entry is None and device_type == "cuda":
+        from ._cupy_backend import load
+        entry = load()
+        register_backend(entry, "cuda")
+    if entry is None:
+        raise RuntimeError(f"no array backend is registered for device type '{device_type}'")
+    return entry
+
+
+def loaded_backend(device_type: str) -> ArrayBackend | None:
+    """The backend of a device type if one is registered already (never imports anything)."""
+    return _BACKENDS.get(device_type)
 
 
 def namespace_of(array):
     """The array namespace (``numpy``, or ``cupy`` for CUDA arrays) that owns ``array``."""
     if type(array) is np.ndarray:
         return np
+    entry = _BY_ARRAY_TYPE.get(type(array))
+    if entry is not None:
+        return entry.namespace
     get_ns = getattr(array, "__array_namespace__", None)
     if get_ns is not None:
         return get_ns()
@@ -202,17 +310,34 @@ def device_of(array) -> device:
     """The device an array lives on."""
     if type(array) is np.ndarray:
         return CPU
-    dev = getattr(array, "device", None)
-    if dev is not None and hasattr(dev, "id"):  # CuPy's Device
-        return device("cuda", dev.id)
+    entry = _BY_ARRAY_TYPE.get(type(array))
+    if entry is not None:
+        return device(entry.type, entry.index_of(array))
     return CPU
 
 
 def namespace_for(dev: device):
-    """The namespace that creates arrays on ``dev``."""
+    """The namespace that creates arrays on ``dev`` (for ``cuda``: CuPy, imported on first use)."""
     if dev.type == "cpu":
         return np
-    raise RuntimeError(
-        f"device {dev} is not available: autograd_lab's CUDA backend needs CuPy and an NVIDIA GPU "
-        "(install the 'gpu' extra). Use device='cpu' meanwhile."
-    )
+    return backend_for(dev.type).namespace
+
+
+def to_host(array):
+    """``array`` as a NumPy array (a copy when it lives on a device)."""
+    if type(array) is np.ndarray:
+        return array
+    entry = _BY_ARRAY_TYPE.get(type(array))
+    return array if entry is None else entry.to_host(array)
+
+
+def move(array, dev: device):
+    """``array`` on device ``dev``: itself when it is there already, else a copy."""
+    dev = device(dev)
+    here = device_of(array)
+    if here == dev:
+        return array
+    host = to_host(array)
+    if dev.type == "cpu":
+        return host
+    return backend_for(dev.type).to_device(host, dev.index or 0)

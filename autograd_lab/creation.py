@@ -1,7 +1,8 @@
 """Creating tensors: from data, filled, ranges, random; the ``*_like`` variants; ``manual_seed``.
 
 Python floats become the default dtype (float32), Python ints int64, bools bool; NumPy arrays keep
-their dtype, as in PyTorch.
+their dtype, as in PyTorch. Every factory takes ``device=`` (default: ``al.get_default_device()``,
+``cpu`` unless changed); each device has its own random generator, and ``manual_seed`` seeds them all.
 """
 
 from __future__ import annotations
@@ -27,8 +28,13 @@ def _sizes(size) -> tuple:
 
 def _resolve(dtype, device, default):
     dt = backend.to_dtype(dtype) if dtype is not None else default
-    dev = backend.device(device) if device is not None else backend.CPU
+    dev = backend.device(device) if device is not None else backend.get_default_device()
     return dt, dev, backend.namespace_for(dev)
+
+
+def _on(array, dev, xp):
+    """A host array built by NumPy, copied to ``dev`` when that is not the CPU."""
+    return array if xp is np else backend.move(array, dev)
 
 
 def _finish(data, requires_grad: bool) -> Tensor:
@@ -94,18 +100,22 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
             "sourceTensor.clone().detach().requires_grad_(True), rather than al.tensor(sourceTensor).",
             UserWarning, stacklevel=2)
         data = data.detach()._data
-    array = _infer_array(data, exact=dtype is not None)
+    if isinstance(data, Tensor) or hasattr(data, "__array_namespace__"):
+        array = backend.to_host(data.detach()._data if isinstance(data, Tensor) else data)
+    else:
+        array = _infer_array(data, exact=dtype is not None)
     dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
-    return _finish(xp.array(array, dtype=dt.np_dtype, copy=True), requires_grad)
+    host = np.array(array, dtype=dt.np_dtype, copy=True)
+    return _finish(_on(host, dev, xp), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like :func:`tensor`, but shares memory with ``data`` when it is already a suitable array/tensor."""
     if isinstance(data, Tensor):
-        return data if dtype is None or backend.to_dtype(dtype) is data.dtype else data.to(dtype)
+        return data.to(dtype=dtype, device=device)
     array = _infer_array(data, exact=dtype is not None)
     dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
-    return Tensor._make(xp.asarray(array, dtype=dt.np_dtype))
+    return Tensor._make(_on(np.asarray(array, dtype=dt.np_dtype), dev, xp))
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -149,12 +159,12 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     floating = any(isinstance(v, float) for v in (start, end, step))
     default = backend.get_default_dtype() if floating else backend.int64
     dt, dev, xp = _resolve(dtype, device, default)
-    return _finish(xp.arange(start, end, step).astype(dt.np_dtype), requires_grad)
+    return _finish(_on(np.arange(start, end, step).astype(dt.np_dtype), dev, xp), requires_grad)
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
-    return _finish(xp.linspace(start, end, steps).astype(dt.np_dtype), requires_grad)
+    return _finish(_on(np.linspace(start, end, steps).astype(dt.np_dtype), dev, xp), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -162,39 +172,46 @@ def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad:
     return _finish(xp.eye(n, m, dtype=dt.np_dtype), requires_grad)
 
 
-def _like(fn, input, dtype, kwargs):
-    return fn(input.shape, dtype=dtype if dtype is not None else input.dtype, device=input.device, **kwargs)
+def _like(fn, input, dtype, device, kwargs):
+    return fn(input.shape, dtype=dtype if dtype is not None else input.dtype,
+              device=device if device is not None else input.device, **kwargs)
 
 
-def zeros_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _like(zeros, input, dtype, {"requires_grad": requires_grad})
+def zeros_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _like(zeros, input, dtype, device, {"requires_grad": requires_grad})
 
 
-def ones_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _like(ones, input, dtype, {"requires_grad": requires_grad})
+def ones_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _like(ones, input, dtype, device, {"requires_grad": requires_grad})
 
 
-def empty_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _like(empty, input, dtype, {"requires_grad": requires_grad})
+def empty_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _like(empty, input, dtype, device, {"requires_grad": requires_grad})
 
 
-def full_like(input, fill_value, *, dtype=None, requires_grad: bool = False) -> Tensor:
-    return full(input.shape, fill_value, dtype=dtype if dtype is not None else input.dtype, device=input.device,
-                requires_grad=requires_grad)
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full(input.shape, fill_value, dtype=dtype if dtype is not None else input.dtype,
+                device=device if device is not None else input.device, requires_grad=requires_grad)
 
 
 # -- random numbers ---------------------------------------------------------------------------
+_DEFAULT_SEED = 67280421310721  # PyTorch's default seed, for every device
+
+
 class Generator:
-    """A random number generator (NumPy's PCG64 underneath); ``manual_seed`` reseeds it."""
+    """A random number generator of one device: NumPy's PCG64 on the CPU, the device library's elsewhere
+    (CuPy's cuRAND for ``cuda``). ``manual_seed`` reseeds it."""
 
     def __init__(self, device="cpu") -> None:
         self.device = backend.device(device)
-        self._seed = 67280421310721
-        self._rng = np.random.default_rng(self._seed)
+        self.manual_seed(_DEFAULT_SEED)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed)
+        if self.device.type == "cpu":
+            self._rng = np.random.default_rng(self._seed)
+        else:
+            self._rng = backend.backend_for(self.device.type).rng(self._seed, self.device.index or 0)
         return self
 
     def initial_seed(self) -> int:
@@ -205,6 +222,9 @@ class Generator:
         return self._seed
 
     def get_state(self) -> dict:
+        if self.device.type != "cpu":
+            raise RuntimeError(f"get_state is supported for cpu generators only (this one is on {self.device}); "
+                               "reseed device generators with manual_seed instead")
         return self._rng.bit_generator.state
 
     def set_state(self, state: dict) -> Generator:
@@ -213,10 +233,30 @@ class Generator:
 
 
 default_generator = Generator()
+_device_generators: dict = {}  # device -> Generator, made on first use (making one for cuda imports CuPy)
+_pending_seed = [_DEFAULT_SEED]  # the seed a device generator made later starts from
+
+
+def default_generator_for(dev) -> Generator:
+    """The default generator of a device (``cuda:1`` has its own, as in PyTorch)."""
+    dev = backend.device(dev)
+    if dev.type == "cpu":
+        return default_generator
+    key = (dev.type, dev.index or 0)
+    gen = _device_generators.get(key)
+    if gen is None:
+        gen = _device_generators[key] = Generator(backend.device(dev.type, dev.index or 0)).manual_seed(_pending_seed[0])
+    return gen
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generator: the same seed gives the same random tensors."""
+    """Seed the generators of every device: the same seed gives the same random tensors.
+
+    Device generators not made yet start from this seed when first used, so seeding never imports CuPy.
+    """
+    _pending_seed[0] = int(seed)
+    for gen in _device_generators.values():
+        gen.manual_seed(seed)
     return default_generator.manual_seed(seed)
 
 
@@ -238,9 +278,13 @@ def set_rng_state(state: dict) -> None:
 
 def _random(sample, size, dtype, device, requires_grad, generator, default=None):
     dt, dev, xp = _resolve(dtype, device, default or backend.get_default_dtype())
-    rng = (generator or default_generator)._rng
-    data = np.asarray(sample(rng, _sizes(size))).astype(dt.np_dtype)
-    return _finish(xp.asarray(data), requires_grad)
+    if generator is None:
+        generator = default_generator_for(dev)
+    elif generator.device.type != dev.type:
+        raise RuntimeError(f"Expected a '{dev.type}' device type for generator but found '{generator.device.type}' "
+                           f"[autograd_lab] pass a generator made with al.Generator(device='{dev}'), or none")
+    data = xp.asarray(sample(generator._rng, _sizes(size)))
+    return _finish(data if data.dtype == dt.np_dtype else data.astype(dt.np_dtype), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
@@ -269,32 +313,33 @@ def randperm(n: int, *, dtype=None, device=None, generator=None) -> Tensor:
     return _random(lambda r, s: r.permutation(n), ((n,),), dtype, device, False, generator, backend.int64)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None) -> Tensor:
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
     if size is None:
         raise TypeError("normal() with float mean and std needs size=")
-    return _random(lambda r, s: r.normal(mean, std, s), (tuple(size),), dtype, None, False, generator)
+    return _random(lambda r, s: r.normal(mean, std, s), (tuple(size),), dtype, device, False, generator)
 
 
-def rand_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def rand_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, requires_grad: bool = False) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def randn_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
-def randint_like(input, low, high=None, *, dtype=None) -> Tensor:
+def randint_like(input, low, high=None, *, dtype=None, device=None) -> Tensor:
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device)
 
 
 def _legacy_constructor(self: Tensor, args: tuple, dtype, device) -> None:
     """``Tensor(data)`` or ``Tensor(*sizes)``: PyTorch's legacy constructor (default dtype, zeros for sizes)."""
     dt = backend.to_dtype(dtype) if dtype is not None else backend.get_default_dtype()
-    xp = backend.namespace_for(backend.device(device) if device is not None else backend.CPU)
+    dev = backend.device(device) if device is not None else backend.get_default_device()
+    xp = backend.namespace_for(dev)
     if len(args) == 1 and not isinstance(args[0], int):
-        data = xp.asarray(_infer_array(args[0]), dtype=dt.np_dtype).copy()
+        data = _on(np.array(_infer_array(args[0]), dtype=dt.np_dtype), dev, xp)
     else:
         data = xp.zeros(_sizes(args), dtype=dt.np_dtype)
     template = Tensor._make(data)

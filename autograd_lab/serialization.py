@@ -150,9 +150,10 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
 class _Reader:
     """Rebuilds an object from manifest nodes, checking every node against what the format allows."""
 
-    def __init__(self, archive, source: str) -> None:
+    def __init__(self, archive, source: str, device=backend.CPU) -> None:
         self.archive = archive
         self.source = source
+        self.device = device  # where loaded tensors go (map_location)
         self.tensors: dict[str, Tensor] = {}
 
     def fail(self, message: str) -> SerializationError:
@@ -231,7 +232,7 @@ class _Reader:
             raise self.fail(f"bad requires_grad {requires_grad!r} for a {dtype.name} tensor")
         if node.get("class", "Tensor") not in ("Tensor", "Parameter"):
             raise self.fail(f"unknown tensor class {node.get('class')!r}")
-        tensor = Tensor._make(array)
+        tensor = Tensor._make(array if self.device.type == "cpu" else backend.move(array, self.device))
         if node.get("class") == "Parameter":
             from .nn.parameter import Parameter
             tensor = Parameter(tensor, requires_grad=requires_grad)
@@ -244,11 +245,16 @@ class _Reader:
 def load(f: str | os.PathLike | BinaryIO, map_location=None, *, weights_only: bool | None = None) -> Any:
     """Read what :func:`save` wrote. Safe on untrusted files: nothing in the file is executed.
 
-    ``map_location`` may be ``None`` or ``'cpu'`` (tensors load on the CPU). ``weights_only`` is accepted for
-    PyTorch compatibility; loading is always restricted to tensors and plain containers.
+    Tensors load on the CPU, wherever they were saved from, unless ``map_location`` names a device
+    (``'cuda'``, ``al.device('cuda:0')``). ``weights_only`` is accepted for PyTorch compatibility; loading
+    is always restricted to tensors and plain containers.
     """
-    if map_location is not None and backend.device(map_location).type != "cpu":
-        raise RuntimeError(f"al.load: map_location={map_location!r} is not available; tensors load on the cpu")
+    device = backend.CPU if map_location is None else backend.device(map_location)
+    if device.type != "cpu":
+        try:
+            backend.backend_for(device.type)  # unavailable: say so before reading anything
+        except RuntimeError as exc:
+            raise RuntimeError(f"al.load: map_location={map_location!r} is not available: {exc}") from None
     source = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "the file object"
     try:
         archive = np.load(f, allow_pickle=False)
@@ -258,7 +264,7 @@ def load(f: str | os.PathLike | BinaryIO, map_location=None, *, weights_only: bo
         raise SerializationError(f"al.load: {source} is a single .npy array, not an al.save file; read it with "
                                  "numpy.load and wrap it with al.from_numpy")
     with archive:
-        reader = _Reader(archive, source)
+        reader = _Reader(archive, source, device)
         if _MANIFEST not in archive.files:
             raise reader.fail("it has no __manifest__ entry (was it written by numpy.savez rather than al.save?)")
         manifest_bytes = reader.array(_MANIFEST)

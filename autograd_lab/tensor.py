@@ -13,6 +13,7 @@ import weakref
 
 from numpy import asarray as _np_asarray
 from numpy import generic as _np_generic
+from numpy import ndarray as _np_ndarray
 
 from . import backend
 from .autograd import grad_mode as _gm
@@ -84,12 +85,22 @@ class Tensor:
         t._data = data
         t._grad_fn = grad_fn
         t._requires_grad = requires_grad
-        t._vc = VersionCounter() if version_counter is None else version_counter
+        if version_counter is not None:  # else made on first use (__getattr__): most tensors never need one
+            t._vc = version_counter
         t._output_nr = output_nr
         t._grad = None
         if _gm._state.inference:
             t._is_inference = True
         return t
+
+    def __getattr__(self, name: str):
+        # Only called when normal lookup fails. The version counter is created on first use: a
+        # tensor that is never saved for backward, viewed or modified in place never needs one,
+        # and most results of a forward pass (and all gradients in backward) are such tensors.
+        if name == "_vc":
+            counter = self._vc = VersionCounter()
+            return counter
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # -- metadata -----------------------------------------------------------------------------
     @property
@@ -341,14 +352,19 @@ class Tensor:
         return _to_host(self._data).tolist()
 
     def numpy(self, *, force: bool = False):
-        """The data as a NumPy array sharing memory (tensors requiring grad must be detached first)."""
-        if self.requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if self.device.type != "cpu":
+        """The data as a NumPy array sharing memory (tensors requiring grad must be detached first).
+
+        A tensor on a device must be copied to the host first (``.cpu()``); ``force=True`` copies it.
+        """
+        if force:
+            return backend.to_host(self._data)
+        if type(self._data) is not _np_ndarray:
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
                 "to host memory first."
             )
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -414,7 +430,7 @@ class Tensor:
 
 
 def _to_host(array):
-    return array if type(array).__module__ == "numpy" else array.get()
+    return backend.to_host(array)
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

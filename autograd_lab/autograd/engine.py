@@ -1,8 +1,10 @@
 """The backward engine: one iterative traversal of the ``grad_fn`` graph, written as a generator.
 
-``backward_steps`` yields a :class:`BackwardStep` after each node it runs. ``Tensor.backward``,
-``autograd.backward`` and ``autograd.grad`` drain it; the lab's stepper pulls it one step at a time.
-There is no recursion anywhere: a chain of a million operations is walked with explicit stacks.
+``backward_steps`` yields a :class:`BackwardStep` after each node it runs; the lab's stepper pulls
+it one step at a time. ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad`` run the same
+generator with ``record=False``: the traversal is the same code, but it yields nothing and nodes
+without hooks skip the step record (see *Plain nodes* below). There is no recursion anywhere: a
+chain of a million operations is walked with explicit stacks.
 
 The order follows PyTorch's CPU engine:
 
@@ -20,6 +22,13 @@ The order follows PyTorch's CPU engine:
 With ``inputs``, only the nodes on a path from the roots to those inputs run; ``backward`` makes
 each non-leaf input ``retain_grad()`` (for good, as PyTorch does), and ``autograd.grad`` captures the
 gradients arriving at the inputs instead of accumulating them.
+
+*Plain nodes.* Without step recording, a node with no hooks (no ``_extras``), that is not an
+``AccumulateGrad``, where nothing is captured, with every node executing (no ``inputs``) and anomaly
+mode off, runs through :func:`_compute` directly: exactly what :func:`_run_node` would do for it
+(hooks, captures and anomaly checks are the parts it has none of), without building a
+``BackwardStep``. Which node runs next is decided by the same queue either way, so the order and
+the gradients are the same (``tests/test_fast_paths.py`` checks both on random graphs).
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from ..backend import from_np
+from ..backend import from_np, namespace_of
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, gradient_edge
@@ -113,6 +122,11 @@ def _sum_to_shape(grad, shape, node, index):
             f"expected shape compatible with {list(shape)}"
         )
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+    if not _gm._state.grad_enabled:  # nothing records: the same NumPy calls as sum() and reshape(), on the array
+        data = grad._data
+        if dims:
+            data = namespace_of(data).sum(data, axis=dims, keepdims=True)
+        return type(grad)._make(data.reshape(shape) if lead else data)
     if dims:
         grad = grad.sum(dim=dims, keepdim=True)
     if lead:
@@ -132,15 +146,16 @@ def _validate(node, grad_inputs):
     for i, (grad, (child, nr)) in enumerate(zip(grad_inputs, edges)):
         if grad is None or child is None:
             continue
-        if not hasattr(grad, "_data"):
+        data = getattr(grad, "_data", None)
+        if data is None:
             raise TypeError(
                 f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {i}; "
                 "expected a Tensor or None"
             )
         shape, dtype = child._output_meta[nr]
-        if grad._data.shape != tuple(shape):
-            grad = _sum_to_shape(grad, shape, node, i)
-        if grad._data.dtype != dtype:
+        if data.shape != shape and data.shape != tuple(shape):  # (the common case costs one tuple compare)
+            grad = _sum_to_shape(grad, tuple(shape), node, i)
+        if grad._data.dtype is not dtype and grad._data.dtype != dtype:
             grad = grad.to(from_np(dtype))
         checked[i] = grad
     return checked
@@ -181,13 +196,15 @@ def _accumulate(leaf, grad, create_graph: bool, trace: bool):
 
 
 def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_graph: bool = False,
-                   inputs=None, accumulate: bool = True, trace: bool = False):
+                   inputs=None, accumulate: bool = True, trace: bool = False, record: bool = True):
     """Run backward from ``roots`` (tensors) seeded with ``grad_roots``, yielding a step per node.
 
     ``inputs``: restrict the work to the paths reaching these tensors. ``accumulate``: add into
     ``.grad`` (``backward``) or only capture the gradients of ``inputs`` (``grad``). The generator's
     return value is the list of captured gradients, one per input (``None`` where none arrived).
     ``trace`` also records each leaf's ``.grad`` before accumulation (the stepper shows it).
+    ``record=False`` yields nothing (the whole pass runs at the first ``next``) and lets plain nodes
+    skip their ``BackwardStep`` (see the module docstring); ``backward()`` and ``grad()`` use it.
     """
     root_edges = [gradient_edge(t) for t in roots]
     input_edges = [gradient_edge(t) for t in inputs] if inputs is not None else []
@@ -204,16 +221,16 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
     if inputs is None:
         needed = None
         executes = None
+        dependencies = {node: len(node_parents) for node, node_parents in parents.items()}
     else:
         needed = _needed_nodes(parents, capture_at)
         executes = {n for n in needed if any(c in needed for c, _ in n.next_functions if c is not None)}
         if accumulate:
             executes.update(n for n in capture_at if isinstance(n, AccumulateGrad))
-
-    dependencies: dict = {}
-    for node, node_parents in parents.items():
-        if needed is None or node in needed:
-            dependencies[node] = sum(1 for p in node_parents if needed is None or p in needed)
+        dependencies = {node: sum(1 for p in node_parents if p in needed)
+                        for node, node_parents in parents.items() if node in needed}
+    # Plain nodes may skip the step record (module docstring); decided once per pass where possible.
+    plain_ok = not record and executes is None and not capture_at and not _anomaly._state.enabled
 
     buffers: dict = {}
     for (node, nr), grad in zip(root_edges, grad_roots):
@@ -223,45 +240,81 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
     tie = itertools.count()
-    ready: list = []
+    ready: list = []  # a heap of (-sequence_nr, tie, node): the most recently created ready node first
     for node in buffers:
         if dependencies.get(node, 0) == 0 and (needed is None or node in needed):
             heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+    became_ready = None  # the last node that became ready, not pushed yet: chains never touch the heap
 
-    for index in itertools.count():
-        if not ready:
-            break
-        node = heapq.heappop(ready)[2]
-        grads = buffers.pop(node)
-        step = BackwardStep(index, node)
-        previous_mode = _gm._state.grad_enabled
-        _gm._state.grad_enabled = create_graph
-        try:
-            _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph,
-                      create_graph, trace)
-        finally:
-            _gm._state.grad_enabled = previous_mode
-
-        for grad, (child, nr) in zip(step.grad_inputs, node.next_functions):
-            if child is None or (needed is not None and child not in needed):
-                continue
-            buf = buffers.get(child)
-            if buf is None:
-                buf = buffers[child] = [None] * len(child._output_meta)
-            if grad is not None:
-                if buf[nr] is None:
-                    buf[nr] = grad
+    state = _gm._state
+    caller_mode = state.grad_enabled
+    state.grad_enabled = create_graph  # the whole pass runs in this mode; the caller's is back at each yield
+    suspended = False
+    try:
+        for index in itertools.count():
+            if became_ready is not None:
+                if ready:
+                    heapq.heappush(ready, (-became_ready._sequence_nr, next(tie), became_ready))
+                    node = heapq.heappop(ready)[2]
                 else:
-                    _gm._state.grad_enabled = create_graph
-                    try:
-                        buf[nr] = buf[nr] + grad
-                    finally:
-                        _gm._state.grad_enabled = previous_mode
-            dependencies[child] -= 1
-            if dependencies[child] == 0:
-                heapq.heappush(ready, (-child._sequence_nr, next(tie), child))
-        yield step
+                    node = became_ready
+                became_ready = None
+            elif ready:
+                node = heapq.heappop(ready)[2]
+            else:
+                break
+            grads = buffers.pop(node)
+            if plain_ok and node._extras is None and node.__class__ is not AccumulateGrad:
+                step = None
+                grad_inputs = _compute(node, grads)
+                if not retain_graph and node._saved:
+                    node._release_saved()
+            else:
+                step = BackwardStep(index, node)
+                _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph,
+                          create_graph, trace)
+                grad_inputs = step.grad_inputs
+
+            for grad, (child, nr) in zip(grad_inputs, node.next_functions):
+                if child is None or (needed is not None and child not in needed):
+                    continue
+                buf = buffers.get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * len(child._output_meta)
+                if grad is not None:
+                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+                remaining = dependencies[child] - 1
+                dependencies[child] = remaining
+                if remaining == 0:
+                    if became_ready is not None:
+                        heapq.heappush(ready, (-became_ready._sequence_nr, next(tie), became_ready))
+                    became_ready = child
+            if record:
+                state.grad_enabled = caller_mode
+                suspended = True
+                yield step
+                suspended = False
+                caller_mode = state.grad_enabled  # the caller may have switched modes between steps
+                state.grad_enabled = create_graph
+    finally:
+        if not suspended:
+            state.grad_enabled = caller_mode
     return captured
+
+
+def _compute(node, grads: list) -> list:
+    """What ``node`` sends to its inputs for the gradients ``grads`` of its outputs (no hooks).
+
+    A node none of whose outputs received a gradient sends ``None`` everywhere without running
+    (custom Functions run anyway, as in PyTorch: their backward sees zeros or Nones).
+    """
+    for g in grads:
+        if g is not None:
+            break
+    else:
+        if not getattr(type(node), "runs_without_grads", False):
+            return [None] * len(node.next_functions)
+    return _validate(node, node._backward(tuple(grads)))
 
 
 def _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph, create_graph, trace):
@@ -305,12 +358,9 @@ def _run_node(node, grads, step, capture_at, captured, executes, accumulate, ret
                     hook(leaf)
                     step.hooks_fired.append(("post_accumulate", hook))
         grad_inputs = []
-    elif all(g is None for g in grads) and not getattr(type(node), "runs_without_grads", False):
-        # (custom Functions run anyway, as in PyTorch: their backward sees zeros or Nones)
-        grad_inputs = [None] * len(node.next_functions)
     else:
         try:
-            grad_inputs = _validate(node, node._backward(tuple(grads)))
+            grad_inputs = _compute(node, grads)
             if _anomaly._state.enabled and _anomaly._state.check_nan:
                 _anomaly.check_nan(node, grad_inputs)
         except Exception as exc:

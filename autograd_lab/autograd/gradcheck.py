@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 
+from ..backend import namespace_of, to_host
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
@@ -40,14 +42,14 @@ def _numerical_jacobians(func, inputs, eps):
         jac = [[np.zeros((o.numel(), t.numel())) for _, t in _differentiable_inputs(inputs)] for o in outs]
         for k, (_, t) in enumerate(_differentiable_inputs(inputs)):
             flat = t._data.reshape(-1) if t._data.flags["C_CONTIGUOUS"] else None
-            if flat is None or (flat.size and not np.shares_memory(flat, t._data)):  # empty: nothing to perturb
+            if flat is None or (flat.size and not namespace_of(flat).shares_memory(flat, t._data)):  # empty: nothing to perturb
                 raise GradcheckError("gradcheck needs contiguous inputs; call .contiguous() on them first")
             for j in range(flat.size):
                 original = flat[j].item()
                 flat[j] = original + eps
-                plus = [np.array(o._data, dtype=np.float64).reshape(-1) for o in _outputs(func, inputs)]
+                plus = [_host64(o) for o in _outputs(func, inputs)]
                 flat[j] = original - eps
-                minus = [np.array(o._data, dtype=np.float64).reshape(-1) for o in _outputs(func, inputs)]
+                minus = [_host64(o) for o in _outputs(func, inputs)]
                 flat[j] = original
                 for m in range(len(outs)):
                     jac[m][k][:, j] = (plus[m] - minus[m]) / (2 * eps)
@@ -69,8 +71,13 @@ def _analytical_jacobians(func, inputs):
             grads = autograd_grad(out, [t for _, t in diff], seed, retain_graph=True, allow_unused=True)
             for k, g in enumerate(grads):
                 if g is not None:
-                    jac[m][k][r, :] = np.asarray(g._data, dtype=np.float64).reshape(-1)
+                    jac[m][k][r, :] = _host64(g)
     return jac
+
+
+def _host64(t):
+    """A copy of a tensor's values as a flat float64 NumPy array (from its device if it has one)."""
+    return np.array(to_host(t._data), dtype=np.float64).reshape(-1)  # a copy: the input is perturbed next
 
 
 def _mismatch_report(num, ana, atol, rtol, limit=8) -> str:
@@ -139,7 +146,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         outs = _outputs(func, inputs)
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            creation.tensor(rng.standard_normal(o.shape), dtype=o.dtype, requires_grad=True) for o in outs)
+            creation.tensor(rng.standard_normal(o.shape), dtype=o.dtype, device=o.device, requires_grad=True)
+            for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 

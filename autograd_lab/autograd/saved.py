@@ -130,6 +130,19 @@ class SavedTensor:
                                  version_counter=self._version_counter)
         return self._tensor
 
+    def unpack_data(self, node):
+        """The saved array, checked as ``unpack`` checks it (the array form of backward). Without hooks
+        no tensor is built; with hooks, the unpack hook runs as for ``unpack`` and its tensor's array is
+        used, so a backward through hooks computes exactly what one without hooks does."""
+        if self._unpack_hook is not None:
+            return self.unpack(node)._data
+        if self._released:
+            raise RuntimeError(FREED_MESSAGE)
+        current = self._version_counter.value
+        if current != self.saved_version:
+            raise RuntimeError(self._version_error(node, current))
+        return self._data if self.is_output else self._tensor._data
+
     # -- read-only facts for tools such as the lab: no unpacking, no version check, no hook runs ----
     @property
     def shape(self) -> tuple[int, ...] | None:
@@ -168,6 +181,40 @@ class SavedTensor:
         if self._tensor is not None:
             return self._tensor.detach()
         return None if self._data is None else _Tensor._make(self._data)
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """Put this one saved tensor behind a pair of hooks, as ``saved_tensors_hooks`` does for all.
+
+        ``pack_hook(tensor)`` runs at once and its result is kept instead of the tensor;
+        ``unpack_hook(packed)`` runs each time backward (or ``_saved_<name>``) reads it and must return
+        a tensor. One pair per saved tensor, and not once it was freed (PyTorch's rules and errors).
+        """
+        if self._released:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+                "of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True "
+                "if you need to backward through the graph a second time or if you need to access saved "
+                f"variables after calling backward. [autograd_lab] the saved tensor is '{self._name}'"
+            )
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair "
+                f"of hooks is allowed at a time. [autograd_lab] '{self._name}' was saved through hooks already"
+            )
+        for role, hook in (("pack_hook", pack_hook), ("unpack_hook", unpack_hook)):
+            if not callable(hook):
+                raise TypeError(f"register_hooks(): {role} must be callable, got {type(hook).__name__} "
+                                f"[autograd_lab] while registering hooks on saved tensor '{self._name}'")
+        if self.is_output:  # the hook sees the output's values, never the tensor that points to this node
+            value = _Tensor._make(self._data, version_counter=self._version_counter)
+        else:
+            value = self._tensor
+            if self._requires_grad:
+                from .graph import gradient_edge
+                self._edge = gradient_edge(value)
+        self._packed = pack_hook(value)
+        self._unpack_hook = unpack_hook
+        self._tensor = self._data = None
 
     def release(self) -> None:
         """Drop the saved value (after a backward without ``retain_graph``)."""
@@ -260,8 +307,8 @@ class save_on_cpu:
     their device when backward unpacks them: GPU memory is traded for transfer time.
 
     It is ``saved_tensors_hooks`` with a pack hook ``tensor -> (device, tensor.cpu())`` and an unpack
-    hook ``(device, cpu_tensor) -> cpu_tensor.to(device)``. On the CPU backend both moves return the
-    tensor itself (nothing is copied); with a CUDA backend the same hooks copy for real.
+    hook ``(device, cpu_tensor) -> cpu_tensor.to(device)``. A CPU tensor is kept as it is (nothing is
+    copied); a CUDA tensor is copied to host memory when saved and back to its device when unpacked.
     ``pin_memory`` asks for non-blocking copies back to the device (it changes nothing on the CPU).
     """
 
@@ -270,7 +317,9 @@ class save_on_cpu:
         self.device_type = device_type
 
         def pack_to_cpu(tensor):
-            return (tensor.device, tensor.cpu())
+            if tensor.device.type == "cpu":
+                return (tensor.device, tensor)
+            return (tensor.device, tensor.detach().cpu())  # a host copy, out of the graph (unpack reattaches it)
 
         def unpack_from_cpu(packed):
             device, tensor = packed

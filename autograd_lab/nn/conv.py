@@ -13,8 +13,25 @@ from .parameter import Parameter
 __all__ = ["Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _input_padding(padding, kernel_size, dilation) -> list[int]:
+    """``padding`` as ``F.pad`` reads it, (left, right, top, bottom): what a non-zeros ``padding_mode`` pads by."""
+    if padding == "valid":
+        return [0, 0, 0, 0]
+    if padding == "same":  # an odd total puts the extra row / column after, as the convolution itself does
+        totals = [d * (k - 1) for d, k in zip(dilation, kernel_size)]
+        return [totals[1] // 2, totals[1] - totals[1] // 2, totals[0] // 2, totals[0] - totals[0] // 2]
+    return [padding[1], padding[1], padding[0], padding[0]]
+
+
 class Conv2d(Module):
-    """2-D convolution (cross-correlation) with ``out_channels`` filters of ``in_channels/groups`` x kernel."""
+    """2-D convolution (cross-correlation) with ``out_channels`` filters of ``in_channels/groups`` x kernel.
+
+    ``padding_mode`` other than ``'zeros'`` (``'reflect'``, ``'replicate'``, ``'circular'``) pads the input
+    with ``F.pad`` in that mode, then convolves without padding.
+    """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
@@ -25,9 +42,6 @@ class Conv2d(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError(f"Conv2d: padding_mode '{padding_mode}' is not available in autograd_lab; only 'zeros' "
-                             "is (pad the input yourself for reflect/replicate/circular padding)")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2d")
         self.stride = _pair(stride, "stride", "Conv2d")
@@ -40,7 +54,12 @@ class Conv2d(Module):
             self.padding = padding
         else:
             self.padding = _pair(padding, "padding", "Conv2d")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {{{', '.join(map(repr, _PADDING_MODES))}}}, but got "
+                             f"padding_mode='{padding_mode}' [autograd_lab] Conv2d: 'zeros' pads inside the "
+                             "convolution; the others pad the input with F.pad first")
         self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = _input_padding(self.padding, self.kernel_size, self.dilation)
         self.weight = Parameter(creation.empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
                                                device=device))
         if bias:
@@ -54,6 +73,9 @@ class Conv2d(Module):
         init._reset_affine(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":  # pad by the mode first, then convolve without padding (as PyTorch)
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv2d(padded, self.weight, self.bias, self.stride, (0, 0), self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
@@ -68,6 +90,8 @@ class Conv2d(Module):
             text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
         return text
 
 

@@ -16,6 +16,7 @@ from ..ops.nn_loss import (
     mse_loss,
     nll_loss,
 )
+from ..ops.padding import pad
 from ..ops.pointwise import relu as _relu
 from ..ops.pointwise import sigmoid, tanh
 from ..tensor import Tensor
@@ -23,7 +24,7 @@ from ..tensor import Tensor
 __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "softmax", "log_softmax", "gelu",
            "relu", "sigmoid", "tanh", "dropout", "embedding", "batch_norm", "nll_loss", "cross_entropy", "mse_loss",
            "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "max_pool2d_with_indices",
-           "addmm", "erf"]
+           "addmm", "erf", "pad"]
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

@@ -380,7 +380,12 @@ class Module:
         return self.to(backend.float16)
 
     def cpu(self) -> Module:
+        """Move every parameter and buffer to the CPU (in place: the Parameter objects stay)."""
         return self.to("cpu")
+
+    def cuda(self, device=None) -> Module:
+        """Move every parameter and buffer to a CUDA device (``cuda`` or ``cuda:<device>``)."""
+        return self.to(backend.device("cuda", device) if isinstance(device, int) else device or "cuda")
 
     def type(self, dst_type) -> Module:
         return self._apply(lambda t: t.to(dst_type))

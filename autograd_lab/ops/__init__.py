@@ -12,7 +12,10 @@ from .pointwise import ToCopyBackward0
 
 
 def to(self: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blocking: bool = False) -> Tensor:
-    """Convert to another dtype and/or device: ``t.to(al.float64)``, ``t.to('cpu')``, ``t.to(other)``."""
+    """Convert to another dtype and/or device: ``t.to(al.float64)``, ``t.to('cuda')``, ``t.to(other)``.
+
+    Differentiable (``ToCopyBackward0``): the gradient of a copy to another device goes back to this one.
+    """
     for arg in args:
         if isinstance(arg, Tensor):
             dtype, device = arg.dtype, arg.device
@@ -20,19 +23,31 @@ def to(self: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blo
             dtype = arg
         else:
             device = arg
-    result = self
-    if device is not None and backend.device(device) != self.device:
-        raise RuntimeError(
-            f"cannot move a tensor from {self.device} to {backend.device(device)}: only the cpu device is available "
-            "(the CUDA backend needs CuPy and an NVIDIA GPU)"
-        )
+    target_dtype = None
     if dtype is not None:
-        target = backend.to_dtype(dtype)
-        if target.np_dtype != self._data.dtype:
-            result = ToCopyBackward0.apply(self, dtype=target.np_dtype)
-    if copy and result is self:
-        result = self.clone()
-    return result
+        target = backend.to_dtype(dtype).np_dtype
+        target_dtype = target if target != self._data.dtype else None
+    source = self.device
+    target_device = None
+    if device is not None:
+        target_device = backend.device(device)
+        if target_device.type != "cpu" and target_device.index is None:
+            target_device = backend.device(target_device.type, backend.backend_for(target_device.type).current_device())
+        if target_device == source:
+            target_device = None
+    if target_dtype is None and target_device is None:
+        return self.clone() if copy else self
+    return ToCopyBackward0.apply(self, dtype=target_dtype, device=target_device,
+                                 source=source if target_device is not None else None)
+
+
+def _cuda(self: Tensor, device=None, non_blocking: bool = False) -> Tensor:
+    """A copy on a CUDA device (this tensor itself when it is there already)."""
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = backend.device("cuda", device)
+    return to(self, device=device, non_blocking=non_blocking)
 
 
 def _conversion(dtype):
@@ -59,4 +74,5 @@ Tensor.short = _conversion(backend.int16)
 Tensor.bool = _conversion(backend.bool_)
 Tensor.byte = _conversion(backend.uint8)
 Tensor.cpu = lambda self: to(self, "cpu")
+Tensor.cuda = _cuda
 Tensor.type_as = lambda self, other: to(self, other.dtype)

@@ -16,6 +16,15 @@ differentiable tensor operations, so ``create_graph=True`` differentiates them a
 either one ``d_<input>`` per input (only those whose input needs a gradient are evaluated) or a
 single ``backward`` returning one gradient per input.
 
+*Backward on arrays.* Without ``create_graph`` nothing records the derivatives, so wrapping each of
+their intermediate results in a Tensor is pure overhead. An op whose ``d_*`` use only Python
+operators (``+ - * / **``, comparisons, ``&``), which mean the same on arrays as on tensors, sets
+``array_safe = True``: ``_backward`` then runs the very same functions on the raw arrays (one
+Tensor per gradient, none in between). An op whose derivative needs tensor methods (``mm``,
+``expand``) may give an array twin ``a_<input>`` beside ``d_<input>``. The tensor form stays the
+definition (``create_graph`` uses it); ``tests/test_fast_paths.py`` checks for every op with an
+array form that both give the same values and dtypes.
+
 Names in ``saves`` are input names (saved as version-checked ``SavedTensor`` records), ``result``
 (the output, saved without a reference cycle), ``<input>_sym_sizes`` / ``<input>_sym_numel`` (an
 input's shape / element count), or keyword parameters of ``forward``. Gradients never need to undo
@@ -31,11 +40,16 @@ from numbers import Number
 from .. import backend
 from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
-from ..autograd.graph import Node, gradient_edge
+from ..autograd.graph import Node, grad_accumulator
 from ..autograd.saved import SavedTensor
 from ..tensor import Tensor
 
 __all__ = ["Op", "OpError"]
+
+
+_NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
+_CPU_XP = backend.np  # the CPU namespace, found by one type check on the per-op path (ops never import NumPy)
+_CPU_ARRAY = backend.np.ndarray
 
 
 class OpError(RuntimeError):
@@ -74,17 +88,19 @@ class Op(Node):
     forward = None
     backward = None
     is_view = False  # outputs share storage and version counter with the first input
+    array_safe = False  # the d_* are valid on raw arrays too (module docstring: backward on arrays)
     promotes = False  # inputs are promoted to a common dtype first (PyTorch's rules); "float": and to floating
     # filled in by __init_subclass__:
     _input_names: tuple[str, ...] = ()
     _variadic = False
     _derivatives: tuple | None = None
+    _array_derivatives: tuple | None = None  # one per input: d_* (array_safe) or a_*; None if any is missing
     _save_plan: tuple = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         for attr, value in list(vars(cls).items()):
-            if (attr in ("forward", "backward") or attr.startswith("d_")) and inspect.isfunction(value):
+            if (attr in ("forward", "backward") or attr.startswith(("d_", "a_"))) and inspect.isfunction(value):
                 setattr(cls, attr, staticmethod(value))
         if cls.forward is None:
             return
@@ -95,6 +111,9 @@ class Op(Node):
         keyword = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
         if "backward" not in vars(cls) or vars(cls)["backward"] is None:
             cls._derivatives = tuple(getattr(cls, "d_" + name) for name in cls._input_names)
+            array_forms = tuple(getattr(cls, "a_" + name, None) or (d if cls.array_safe else None)
+                                for name, d in zip(cls._input_names, cls._derivatives))
+            cls._array_derivatives = array_forms if all(f is not None for f in array_forms) else None
         plan = []
         for name in cls.saves:
             if name == "result":
@@ -119,39 +138,53 @@ class Op(Node):
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         if cls.promotes:
             arrays = _promote(cls, inputs, arrays)
-        first = next((a for a in arrays if hasattr(a, "dtype")), None)
-        xp = backend.namespace_of(first)
+        first = arrays[0] if arrays and hasattr(arrays[0], "dtype") else next(
+            (a for a in arrays if hasattr(a, "dtype")), None)
+        xp = _CPU_XP if first.__class__ is _CPU_ARRAY else backend.namespace_of(first)
         try:
             data = cls.forward(xp, *arrays, **params)
-        except (ValueError, IndexError) as exc:
-            raise cls._error(inputs, params, exc) from exc
+        except (ValueError, IndexError, TypeError) as exc:  # TypeError: e.g. CuPy given a NumPy array
+            from ._devices import on_one_device  # (only on failure: 0-dim CPU tensors join, else the error)
+            return on_one_device(cls, inputs, params, exc)
         if _inplace_target.tensor is not None and inputs and inputs[0] is _inplace_target.tensor:
             return _inplace_target.write(cls, inputs, data, params)
         return cls._wrap(inputs, data, params)
 
     @classmethod
     def _wrap(cls, inputs, data, params):
-        multi = isinstance(data, tuple)
+        """Wrap the output array(s) in tensors and, when an input requires grad, record the node.
+
+        One pass over the inputs finds whether recording is needed and builds the edges at once
+        (``gradient_edge`` inlined); under ``no_grad``, or for non-float outputs, it is skipped.
+        """
+        multi = data.__class__ is tuple
         outputs = data if multi else (data,)
         requires = False
         if _gm._state.grad_enabled and outputs[0].dtype.kind == "f":
+            edges = []
             for x in inputs:
-                if isinstance(x, Tensor):
-                    if x._base is not None and x._view_version != x._vc.value:
-                        x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
-                    if x._grad_fn is not None or x._requires_grad:
-                        requires = True
+                if not isinstance(x, Tensor):
+                    edges.append(_NO_EDGE)
+                    continue
+                if x._base is not None and x._view_version != x._vc.value:
+                    x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
+                if x._grad_fn is not None:
+                    edges.append((x._grad_fn, x._output_nr))
+                    requires = True
+                elif x._requires_grad:
+                    edges.append((grad_accumulator(x), 0))
+                    requires = True
+                else:
+                    edges.append(_NO_EDGE)
         if cls.is_view:
             results = _make_views(cls, inputs[0], outputs, params, multi)
-        else:
+        elif multi:
             results = [Tensor._make(out, output_nr=i) for i, out in enumerate(outputs)]
+        else:
+            results = [Tensor._make(data)]
         if requires:
             node = cls.__new__(cls)
-            Node.__init__(
-                node,
-                [gradient_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs],
-                [(out.shape, out.dtype) for out in outputs],
-            )
+            Node.__init__(node, edges, [(out.shape, out.dtype) for out in outputs])
             node._saved = _save_needed(cls, node.next_functions, inputs, results, params)
             for t in results:
                 t._grad_fn = node
@@ -162,6 +195,10 @@ class Op(Node):
     @classmethod
     def _error(cls, inputs, params, exc) -> Exception:
         op = cls.__name__.replace("Backward", "")[:-1].lower() if cls.__name__.endswith("0") else cls.__name__
+        from ._devices import mixed_devices_message
+        mixed = mixed_devices_message(op, inputs)  # tensors on two devices: that is the error, whatever was raised
+        if mixed is not None:
+            return RuntimeError(mixed)
         shapes = [tuple(x._data.shape) for x in inputs if isinstance(x, Tensor)]
         if "broadcast" in str(exc) and len(shapes) >= 2:
             return OpError(_broadcast_message(op, shapes))
@@ -176,8 +213,14 @@ class Op(Node):
 
     # -- backward -----------------------------------------------------------------------------
     def _backward(self, grad_outputs: tuple) -> tuple:
-        saved = self._unpack_saved()
         cls = type(self)
+        saved = None
+        if cls._array_derivatives is not None and not _gm._state.grad_enabled:
+            grads, saved = self._backward_arrays(grad_outputs[0])
+            if grads is not None:
+                return grads
+        if saved is None:
+            saved = self._unpack_saved()
         if cls._derivatives is not None:
             grad = grad_outputs[0]
             return tuple(
@@ -186,6 +229,35 @@ class Op(Node):
             )
         result = cls.backward(grad_outputs[0] if len(self._output_meta) == 1 else grad_outputs, *saved)
         return result if isinstance(result, tuple) else (result,)
+
+    def _backward_arrays(self, grad: Tensor) -> tuple:
+        """The array form of ``_backward`` (module docstring): ``(gradients, None)``.
+
+        Saved tensors are unpacked once, through their hooks if they have some, with the usual version
+        check. Where a saved array's dtype differs from the gradient's, NumPy's promotion would differ
+        from PyTorch's, so it gives ``(None, saved)``: the unpacked values as tensors, for the tensor
+        derivatives (unpack hooks never run twice for one backward).
+        """
+        g = grad._data
+        saved = []
+        same_dtype = True
+        for value in self._saved:
+            if value.__class__ is SavedTensor:
+                value = value.unpack_data(self)
+                if value.dtype != g.dtype:
+                    same_dtype = False
+            saved.append(value)
+        if not same_dtype:
+            return None, tuple(Tensor._make(v) if s.__class__ is SavedTensor else v
+                               for v, s in zip(saved, self._saved))
+        out = []
+        for d, (child, _) in zip(type(self)._array_derivatives, self.next_functions):
+            if child is None:
+                out.append(None)
+                continue
+            r = d(g, *saved)
+            out.append(grad if r is g else None if r is None else Tensor._make(r))
+        return tuple(out), None
 
     def _present_saved(self, index: int, value):
         _, kind, _ = type(self)._save_plan[index]
@@ -296,6 +368,13 @@ def _save(name, kind, key, inputs, results, params):
 
 def _promote(cls, inputs, arrays):
     """Cast array operands to PyTorch's result dtype where NumPy's rules would differ."""
+    dtype = getattr(arrays[0], "dtype", None)
+    if dtype is not None and dtype.kind == "f":  # the common case, decided in one pass: a float array first,
+        for a in arrays:  # every other array of its dtype (Python numbers never change a float's dtype)
+            if a is not None and a.__class__ is not float and a.__class__ is not int and getattr(a, "dtype", dtype) != dtype:
+                break
+        else:
+            return arrays
     dtypes = {a.dtype for a in arrays if hasattr(a, "dtype")}
     if len(dtypes) == 1:
         floating = next(iter(dtypes)).kind == "f"

@@ -47,9 +47,11 @@ def _to_array_index(item, xp):
     if isinstance(item, Tensor):
         if item._data.dtype.kind not in "iub":
             raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors (got {item.dtype!r})")
-        return item._data
+        item = item._data
     if isinstance(item, list):
         return xp.asarray(item)
+    if hasattr(item, "dtype") and backend.namespace_of(item) is not xp:  # a CPU index into a device tensor
+        return xp.asarray(backend.to_host(item))
     return item
 
 

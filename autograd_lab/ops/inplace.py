@@ -410,13 +410,13 @@ def _index_put(input, indices, values, accumulate: bool = False):
 
 
 def _uniform(input, a: float = 0.0, b: float = 1.0, *, generator=None):
-    from ..creation import default_generator
-    return fill.UniformBackward0.apply(input, low=a, high=b, generator=generator or default_generator)
+    from ..creation import default_generator_for
+    return fill.UniformBackward0.apply(input, low=a, high=b, generator=generator or default_generator_for(input.device))
 
 
 def _normal(input, mean: float = 0.0, std: float = 1.0, *, generator=None):
-    from ..creation import default_generator
-    return fill.NormalBackward0.apply(input, mean=mean, std=std, generator=generator or default_generator)
+    from ..creation import default_generator_for
+    return fill.NormalBackward0.apply(input, mean=mean, std=std, generator=generator or default_generator_for(input.device))
 
 
 _METHODS = dict(

@@ -33,6 +33,26 @@ class MmBackward0(Op):
     def d_mat2(grad, mat2, self):
         return self.t().mm(grad)
 
+    # array forms (backward without create_graph; see ops/_op.py)
+    def a_self(grad, mat2, self):
+        return grad @ mat2.T
+
+    def a_mat2(grad, mat2, self):
+        return mm_in_layout_of(mat2, self.T, grad)
+
+
+def mm_in_layout_of(like, a, b):
+    """``a @ b`` (arrays) laid out like ``like``, the input this is the gradient of (PyTorch's
+    ``mm_mat2_backward`` does the same). A column-major ``like``, such as ``linear``'s ``weight.t()``,
+    gets ``(b.T @ a.T).T``: the gradient reaches the weight through ``t()`` row-major, as the weight
+    is, and needs no copy. ``like`` is ``None`` where the input was not saved because no other
+    gradient reads it (the first layer of a network, whose input needs no gradient): that is taken
+    as the ``weight.t()`` case, the common one; another layout only costs ``.grad`` one copy into
+    the leaf's layout (``engine._accumulate``)."""
+    if like is None or (like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous):
+        return (b.T @ a.T).T
+    return a @ b
+
 
 class BmmBackward0(Op):
     """out[b] = self[b] @ mat2[b] (3-D by 3-D)"""

@@ -15,6 +15,7 @@ from .. import backend
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
 from ._op import Op
+from .linalg import mm_in_layout_of
 
 # -- softmax and log_softmax -------------------------------------------------------------------
 
@@ -81,7 +82,9 @@ _np_erf = backend.np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; math.erf is
 def _erf(xp, array):
     if xp is backend.np:
         return _np_erf(array).astype(array.dtype)
-    from cupyx.scipy.special import erf  # CuPy arrays: the GPU's erf
+    erf = getattr(xp, "erf", None)  # a namespace may have its own; CuPy's lives in cupyx
+    if erf is None:
+        from cupyx.scipy.special import erf  # CuPy arrays: the GPU's erf
     return erf(array)
 
 
@@ -150,6 +153,17 @@ class AddmmBackward0(Op):
         out = mat1.t().mm(grad)
         return out if alpha == 1 else out * alpha
 
+    # array forms (backward without create_graph; see ops/_op.py)
+    a_self = d_self
+
+    def a_mat1(grad, alpha, beta, mat1, mat2):
+        out = grad @ mat2.T
+        return out if alpha == 1 else out * alpha
+
+    def a_mat2(grad, alpha, beta, mat1, mat2):
+        out = mm_in_layout_of(mat2, mat1.T, grad)
+        return out if alpha == 1 else out * alpha
+
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``: one node for a layer's product and bias."""
@@ -186,9 +200,9 @@ def _rows(input: Tensor) -> int:
 
 
 # -- dropout -----------------------------------------------------------------------------------
-def _generator_rng(generator):
-    from ..creation import default_generator
-    return (generator or default_generator)._rng
+def _generator_rng(generator, device="cpu"):
+    from ..creation import default_generator_for
+    return (generator or default_generator_for(device))._rng  # each device draws from its own generator
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
@@ -199,7 +213,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if not training or p == 0:
         return input
     xp = backend.namespace_of(input._data)
-    keep = _generator_rng(generator).random(input.shape) >= p
+    keep = _generator_rng(generator, input.device).random(input.shape) >= p
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     mask = Tensor._make(xp.asarray(keep * scale, dtype=input._data.dtype))
     return input.mul_(mask) if inplace else input * mask

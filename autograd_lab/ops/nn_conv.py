@@ -41,7 +41,10 @@ def _windows(xp, x, kernel, stride, dilation, out):
     s = x.strides
     shape = x.shape[:2] + tuple(kernel) + tuple(out)
     strides = (s[0], s[1], s[2] * dilation[0], s[3] * dilation[1], s[2] * stride[0], s[3] * stride[1])
-    return xp.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+    view = xp.lib.stride_tricks.as_strided(x, shape, strides)  # (CuPy's takes no writeable=)
+    if xp is backend.np:
+        view.flags.writeable = False
+    return view
 
 
 def _pad(xp, x, padding, value=0.0):

@@ -26,6 +26,7 @@ def _operand(x, op: str):
 # -- arithmetic ---------------------------------------------------------------------------------
 class AddBackward0(Op):
     """out = self + alpha * other"""
+    array_safe = True
     saves = ("alpha",)
     promotes = True
 
@@ -41,6 +42,7 @@ class AddBackward0(Op):
 
 class SubBackward0(Op):
     """out = self - alpha * other"""
+    array_safe = True
     saves = ("alpha",)
     promotes = True
 
@@ -56,6 +58,7 @@ class SubBackward0(Op):
 
 class RsubBackward1(Op):
     """out = other - alpha * self, for ``number - tensor``"""
+    array_safe = True
     saves = ("alpha",)
     promotes = True
 
@@ -68,6 +71,7 @@ class RsubBackward1(Op):
 
 class MulBackward0(Op):
     """out = self * other"""
+    array_safe = True
     saves = ("self", "other")
     promotes = True
 
@@ -83,6 +87,7 @@ class MulBackward0(Op):
 
 class DivBackward0(Op):
     """out = self / other (true division: integers give floats)"""
+    array_safe = True
     saves = ("self", "other")
     promotes = "float"
 
@@ -98,6 +103,7 @@ class DivBackward0(Op):
 
 class DivBackward2(Op):
     """out = self / other rounded with ``rounding_mode`` ('floor' or 'trunc'): piecewise constant"""
+    array_safe = True
     saves = ("rounding_mode",)
     promotes = True
 
@@ -115,6 +121,7 @@ class DivBackward2(Op):
 
 class ReciprocalBackward0(Op):
     """out = 1 / self"""
+    array_safe = True
     saves = ("result",)
     promotes = "float"
 
@@ -127,6 +134,7 @@ class ReciprocalBackward0(Op):
 
 class NegBackward0(Op):
     """out = -self"""
+    array_safe = True
 
     def forward(xp, self):
         return -self
@@ -137,6 +145,7 @@ class NegBackward0(Op):
 
 class PowBackward0(Op):
     """out = self ** exponent, exponent a number"""
+    array_safe = True
     saves = ("exponent", "self")
 
     def forward(xp, self, *, exponent):
@@ -203,6 +212,7 @@ class AbsBackward0(Op):
 
 
 class ExpBackward0(Op):
+    array_safe = True
     saves = ("result",)
 
     def forward(xp, self):
@@ -213,6 +223,7 @@ class ExpBackward0(Op):
 
 
 class LogBackward0(Op):
+    array_safe = True
     saves = ("self",)
 
     def forward(xp, self):
@@ -223,6 +234,7 @@ class LogBackward0(Op):
 
 
 class Log1PBackward0(Op):
+    array_safe = True
     saves = ("self",)
 
     def forward(xp, self):
@@ -233,6 +245,7 @@ class Log1PBackward0(Op):
 
 
 class SqrtBackward0(Op):
+    array_safe = True
     saves = ("result",)
 
     def forward(xp, self):
@@ -243,6 +256,7 @@ class SqrtBackward0(Op):
 
 
 class RsqrtBackward0(Op):
+    array_safe = True
     saves = ("result",)
 
     def forward(xp, self):
@@ -273,6 +287,7 @@ class CosBackward0(Op):
 
 
 class TanBackward0(Op):
+    array_safe = True
     saves = ("result",)
 
     def forward(xp, self):
@@ -283,6 +298,7 @@ class TanBackward0(Op):
 
 
 class TanhBackward0(Op):
+    array_safe = True
     saves = ("result",)
 
     def forward(xp, self):
@@ -293,6 +309,7 @@ class TanhBackward0(Op):
 
 
 class SigmoidBackward0(Op):
+    array_safe = True
     saves = ("result",)
 
     def forward(xp, self):
@@ -305,6 +322,7 @@ class SigmoidBackward0(Op):
 
 
 class ReluBackward0(Op):
+    array_safe = True
     saves = ("result",)
 
     def forward(xp, self):
@@ -316,6 +334,7 @@ class ReluBackward0(Op):
 
 class SignBackward0(Op):
     """sign(x) is piecewise constant: its gradient is zero everywhere it exists"""
+    array_safe = True
 
     def forward(xp, self):
         return xp.sign(self)
@@ -326,6 +345,7 @@ class SignBackward0(Op):
 
 class _Rounding(Op):
     """floor/ceil/round/trunc: piecewise constant, zero gradient"""
+    array_safe = True
 
     def d_self(grad):
         return grad * 0
@@ -353,6 +373,7 @@ class TruncBackward0(_Rounding):
 
 class ClampBackward1(Op):
     """out = min(max(self, min), max), bounds numbers (either may be None)"""
+    array_safe = True
     saves = ("max", "min", "self")
 
     def forward(xp, self, *, min, max):
@@ -438,16 +459,19 @@ class WhereBackward0(Op):
 
 
 class ToCopyBackward0(Op):
-    """out = self converted to another dtype (the gradient converts back)"""
+    """out = self converted to another dtype and/or copied to another device (the gradient goes back)"""
+    saves = ("source",)
 
-    def forward(xp, self, *, dtype):
-        return self.astype(dtype)
+    def forward(xp, self, *, dtype=None, device=None, source=None):
+        out = self if dtype is None else self.astype(dtype)
+        return out if device is None else backend.move(out, device)
 
-    def d_self(grad):
-        return grad  # the engine casts it to self's dtype
+    def d_self(grad, source):
+        return grad if source is None else grad.to(source)  # back to self's device; the engine casts the dtype
 
 
 class CloneBackward0(Op):
+    array_safe = True
     def forward(xp, self):
         return self.copy()
 

@@ -26,7 +26,7 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
     dims = tuple(sorted(_wrap_dim(d, ndim, op) for d in dim))
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"{op}: dim {list(dim)} appears multiple times in the list of dims")
-    return dims
+    return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
 
 
 def _kept_shape(sizes: tuple, dims: tuple) -> tuple:
@@ -37,6 +37,11 @@ def _kept_shape(sizes: tuple, dims: tuple) -> tuple:
 def _restore(grad: Tensor, sizes: tuple, dims: tuple, keepdim: bool) -> Tensor:
     """Put a reduced gradient back in the reduced dims (size 1), ready to broadcast over ``sizes``."""
     return grad if keepdim else grad.reshape(_kept_shape(sizes, dims))
+
+
+def _broadcast(array, sizes):
+    """``expand`` for arrays: a read-only broadcast view, as ``ExpandBackward0`` makes."""
+    return backend.namespace_of(array).broadcast_to(array, sizes)
 
 
 def _asarray(xp, value, like):
@@ -54,6 +59,9 @@ class SumBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.expand(self_sym_sizes)
 
+    def a_self(grad, self_sym_sizes):  # the array form (ops/_op.py): expand is broadcast_to
+        return _broadcast(grad, self_sym_sizes)
+
 
 class SumBackward1(Op):
     """out = sum over dims"""
@@ -65,6 +73,9 @@ class SumBackward1(Op):
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return _restore(grad, self_sym_sizes, dim, keepdim).expand(self_sym_sizes)
 
+    def a_self(grad, dim, keepdim, self_sym_sizes):
+        return _broadcast(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
+
 
 class MeanBackward0(Op):
     """out = mean of all elements"""
@@ -75,6 +86,9 @@ class MeanBackward0(Op):
 
     def d_self(grad, self_sym_numel, self_sym_sizes):
         return grad.expand(self_sym_sizes) / self_sym_numel
+
+    def a_self(grad, self_sym_numel, self_sym_sizes):
+        return _broadcast(grad, self_sym_sizes) / self_sym_numel
 
 
 class MeanBackward1(Op):
@@ -151,7 +165,8 @@ class VarBackward0(Op):
         for d in dim:
             n *= self.shape[d]
         centered = self - self.mean(dim=dim, keepdim=True)
-        return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / (n - correction))
+        dof = n - correction  # no degrees of freedom left: the variance is nan, and so is its gradient (PyTorch)
+        return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
 
 
 class StdBackward0(Op):
@@ -446,7 +461,7 @@ class LinalgVectorNormBackward0(Op):
     saves = ("dim", "keepdim", "ord", "result", "self")
 
     def forward(xp, self, *, ord, dim, keepdim):
-        axis = None if dim is None else tuple(d % self.ndim if self.ndim else d for d in dim)
+        axis = None if dim is None else _dims(dim, self.ndim, "linalg_vector_norm")
         size = xp.abs(self)
         if ord == float("inf"):
             out = xp.max(size, axis=axis, keepdims=keepdim)

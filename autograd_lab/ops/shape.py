@@ -312,7 +312,7 @@ class DiagonalBackward0(Op):
         # so that in-place ops on a diagonal change the matrix, as in PyTorch.
         moved = xp.moveaxis(self, (dim1, dim2), (-2, -1))[..., max(-offset, 0):, max(offset, 0):]
         strides = moved.strides[:-2] + (moved.strides[-2] + moved.strides[-1],)
-        return backend.np.lib.stride_tricks.as_strided(moved, out.shape, strides, writeable=True)
+        return xp.lib.stride_tricks.as_strided(moved, out.shape, strides)  # (writable: NumPy's default)
 
     def d_self(grad, dim1, dim2, offset, self_sym_sizes):
         return DiagonalBackwardBackward0.apply(grad, sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1, dim2=dim2)

@@ -144,3 +144,21 @@ def _cast_like(value, param: Tensor, key: str):
 
 def _params_with_grad(group: dict) -> Iterable[Tensor]:
     return (p for p in group["params"] if p.grad is not None)
+
+
+def _writable_array(tensor: Tensor, name: str):
+    """``tensor``'s array, for an update written straight into it (``out=``, ``+=``) under ``no_grad``.
+
+    It is what ``tensor.<name>(...)`` would do there, without the temporary result and copy of the
+    tensor method: the same checks first (``check_inplace``: inference tensors, expanded memory;
+    read-only memory), and the caller bumps the version counter with ``tensor._vc.bump(name)`` after
+    writing, as the method would. Nothing is recorded under ``no_grad``, so there is no history to
+    rewrite.
+    """
+    from ..ops.inplace import check_inplace
+    check_inplace(tensor, name)
+    data = tensor._data
+    if not getattr(data.flags, "writeable", True):
+        raise RuntimeError(f"{name}: cannot write into this tensor of shape {tuple(data.shape)}: it shares read-only "
+                           "memory (for example a read-only NumPy array given to al.from_numpy); clone() it first.")
+    return data

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _params_with_grad
+from ..tensor import Tensor
+from .optimizer import Optimizer, _params_with_grad, _writable_array
 
 __all__ = ["SGD"]
 
@@ -29,18 +30,29 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize))
 
     def _update_group(self, group: dict) -> None:
-        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        """The update on the raw arrays, in place (one temporary, ``lr * buf``, as hand-written NumPy has);
+        version counters are bumped as ``buf.mul_(momentum).add_(g)`` and ``param.add_(buf, alpha=-lr)`` would."""
+        lr, momentum, dampening, decay = group["lr"], group["momentum"], group["dampening"], group["weight_decay"]
         with no_grad():
             for param in _params_with_grad(group):
-                grad = -param.grad if group["maximize"] else param.grad
-                if group["weight_decay"] != 0:
-                    grad = grad.add(param, alpha=group["weight_decay"])
+                data = _writable_array(param, "add_")
+                grad = -param.grad._data if group["maximize"] else param.grad._data
+                if decay != 0:
+                    grad = grad + decay * data
                 if momentum != 0:
                     state = self.state[param]
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = grad.clone().detach()
+                        buf = state["momentum_buffer"] = Tensor._make(grad.copy())
                     else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-                param.add_(grad, alpha=-lr)
+                        buf_data = _writable_array(buf, "mul_")
+                        buf_data *= momentum
+                        buf._vc.bump("mul_")
+                        if dampening == 0:
+                            buf_data += grad
+                        else:
+                            buf_data += (1 - dampening) * grad
+                        buf._vc.bump("add_")
+                    grad = grad + momentum * buf._data if group["nesterov"] else buf._data
+                data += -lr * grad
+                param._vc.bump("add_")

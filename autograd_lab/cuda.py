@@ -1,0 +1,51 @@
+"""``al.cuda``: what PyTorch's ``torch.cuda`` offers for the optional CuPy backend.
+
+Nothing here imports CuPy until a function is called; without CuPy, or without an NVIDIA GPU,
+``is_available()`` is ``False`` (it never raises) and ``device_count()`` is 0.
+"""
+
+from __future__ import annotations
+
+from . import backend, creation
+
+__all__ = ["is_available", "device_count", "current_device", "synchronize", "manual_seed", "manual_seed_all"]
+
+
+def _backend():
+    return backend.backend_for("cuda")
+
+
+def is_available() -> bool:
+    """Whether tensors can be put on ``'cuda'``: CuPy is installed and sees at least one GPU."""
+    try:
+        return _backend().device_count() > 0
+    except Exception:  # CuPy missing or broken, no driver, no device: all mean "not available"
+        return False
+
+
+def device_count() -> int:
+    """How many CUDA devices there are (0 without CuPy or a GPU)."""
+    return _backend().device_count() if is_available() else 0
+
+
+def current_device() -> int:
+    """The index of the device ``'cuda'`` means (``'cuda'`` without an index is ``cuda:<this>``)."""
+    return _backend().current_device()
+
+
+def synchronize(device=None) -> None:
+    """Wait until the work queued on a CUDA device is done (for timing: kernels run asynchronously)."""
+    index = None if device is None else (device if isinstance(device, int) else backend.device(device).index)
+    _backend().synchronize(index)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator of the current CUDA device (ignored, as in PyTorch, when CUDA is absent)."""
+    if is_available():
+        creation.default_generator_for(backend.device("cuda", current_device())).manual_seed(seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    """Seed the generators of every CUDA device (ignored when CUDA is absent)."""
+    for index in range(device_count()):
+        creation.default_generator_for(backend.device("cuda", index)).manual_seed(seed)
