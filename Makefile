@@ -13,7 +13,7 @@ TEST_EXTRAS := test,docs
 TEST_STAMP := $(VENV)/.deps-test-docs
 endif
 
-.PHONY: test lab lint clean lab-bundle bench docs
+.PHONY: test lab lint clean lab-bundle bench bench-gpu docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ $(VENV)/.deps-bench: pyproject.toml | $(PY)
 
 bench: $(VENV)/.deps-bench
 	$(PY) -m benchmarks $(BENCH_ARGS)
+
+# The GPU section (benchmarks/NOTES.md): MLP and CNN steps at batch 256 and 4096, autograd_lab and PyTorch on CPU
+# and CUDA (CuPy). Without a GPU only the CPU rows run. BENCH_GPU_ARGS: e.g. --samples 3, --only mlp, --require-cuda.
+bench-gpu: $(VENV)/.deps-bench
+	$(PY) -m benchmarks.gpu $(BENCH_GPU_ARGS)
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check conftest.py autograd_lab tests benchmarks scripts

@@ -24,6 +24,7 @@ from autograd_lab.autograd.graph import AccumulateGrad
 from autograd_lab.ops._op import Op
 from autograd_lab.ops.nn import addmm
 from autograd_lab.ops.pointwise import rsub
+from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
 
 F = al.nn.functional
 
@@ -36,7 +37,11 @@ def _all_ops(cls=Op):
 
 # op class -> (arity, domain, build(*tensors) -> output). Domains: "pos" (0.5..2), "any" (-2..2 without
 # values near 0 or near integers' halves, so rounding and division stay well defined).
-UNARY, BINARY, MATRIX = 1, 2, "matrix"
+UNARY, BINARY, MATRIX, SHAPED = 1, 2, "matrix", "shaped"  # SHAPED: one input of at least one dim
+
+
+def _reversed(a):
+    return a.permute(*reversed(range(a.ndim)))
 CASES = {
     "AddBackward0": (BINARY, "any", [lambda a, b: a + b, lambda a, b: a.add(b, alpha=2.5)]),
     "SubBackward0": (BINARY, "any", [lambda a, b: a - b, lambda a, b: a.sub(b, alpha=0.5)]),
@@ -74,11 +79,29 @@ CASES = {
     "AddmmBackward0": (MATRIX, "any", [lambda a, w: F.linear(a, w, w[:, 0].detach().clone().requires_grad_()),
                                        lambda a, w: addmm(w[:, 0], a, w.t(), beta=0.5, alpha=2.0),
                                        lambda a, w: F.linear(a.detach(), w, w[:, 0])]),
+    # views and reshapes: their gradient is the inverse rearrangement, on the array
+    "AliasBackward0": (UNARY, "any", [lambda a: a[...]]),
+    "ViewBackward0": (UNARY, "any", [lambda a: a.view(-1), lambda a: a.reshape(1, -1)]),
+    "ReshapeAliasBackward0": (MATRIX, "any", [lambda a, w: a.t().reshape(1, *a.t().shape)]),
+    "UnsafeViewBackward0": (UNARY, "any", [lambda a: UnsafeViewBackward0.apply(a, shape=(-1,))]),
+    "TBackward0": (MATRIX, "any", [lambda a, w: a.t(), lambda a, w: w[0].t()]),
+    "TransposeBackward0": (SHAPED, "any", [lambda a: a.transpose(0, -1), lambda a: a.transpose(-1, 0)]),
+    "PermuteBackward0": (UNARY, "any", [_reversed, lambda a: a.permute(*range(a.ndim))]),
+    "ExpandBackward0": (UNARY, "any", [lambda a: a.expand(2, *a.shape), lambda a: a.unsqueeze(0).expand(3, *a.shape),
+                                       lambda a: a.reshape(1, 1, -1)[:, :, :1].expand(2, 3, 4)]),
+    "SqueezeBackward0": (UNARY, "any", [lambda a: a.unsqueeze(0).squeeze()]),
+    "SqueezeBackward1": (UNARY, "any", [lambda a: a.unsqueeze(-1).squeeze(-1)]),
+    "SqueezeBackward2": (UNARY, "any", [lambda a: a.unsqueeze(0).squeeze((0,))]),
+    "SqueezeBackward4": (UNARY, "any", [lambda a: SqueezeBackward4.apply(a.unsqueeze(0), dim=(0,))]),
+    "UnsqueezeBackward0": (UNARY, "any", [lambda a: a.unsqueeze(0), lambda a: a.unsqueeze(-1)]),
+    "SliceBackward0": (SHAPED, "any", [lambda a: a[::2], lambda a: a[..., 1:], lambda a: a.narrow(-1, 0, 1)]),
+    "SelectBackward0": (SHAPED, "any", [lambda a: a[0], lambda a: a[..., -1], lambda a: a.select(0, 0)]),
 }
 
 
 def test_every_op_with_an_array_form_is_checked():
-    with_array_form = {cls.__name__ for cls in _all_ops() if cls._array_derivatives is not None}
+    with_array_form = {cls.__name__ for cls in _all_ops()  # (private bases such as _Squeeze never make nodes)
+                       if cls._array_derivatives is not None and not cls.__name__.startswith("_")}
     assert with_array_form == set(CASES)
 
 
@@ -127,7 +150,8 @@ def test_array_and_tensor_derivatives_agree(name, dtype, data):
         n, k, m = data.draw(st.tuples(*[st.integers(1, 5)] * 3), label="n, k, m")
         inputs = [_values(rng, (n, k), domain, dtype), _values(rng, (m, k), domain, dtype)]
     else:
-        shape = data.draw(array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3), label="shape")
+        min_dims = 1 if arity == SHAPED else 0
+        shape = data.draw(array_shapes(min_dims=min_dims, max_dims=3, min_side=1, max_side=3), label="shape")
         inputs = [_values(rng, shape, domain, dtype)]
     for build in builders:
         _check_node(build(*inputs), rng, dtype)

@@ -3,6 +3,12 @@ narrow, select, diagonal) and copies (repeat, cat, stack, flip).
 
 A view shares its base's memory and version counter (``_base`` points to the base): modifying one
 in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one.
+
+The views (and ``reshape``'s copy) give that rearrangement twice: ``d_self`` on tensors, the
+definition that ``create_graph`` records, and ``a_self`` on the raw array, the same NumPy call that
+backward without ``create_graph`` runs (``ops/_op.py``: backward on arrays; checked against each
+other in ``tests/test_fast_paths.py``). Slicing's gradient embeds the incoming one in zeros with
+``SliceBackwardBackward0``'s forward, unrecorded.
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ class ViewBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
 
+    def a_self(grad, self_sym_sizes):  # array forms of the views (ops/_op.py): the same NumPy call on the array
+        return grad.reshape(self_sym_sizes)
+
 
 class ReshapeAliasBackward0(ViewBackward0):
     """out = self with another shape, same memory: reshape of a non-contiguous tensor that a view can
@@ -57,9 +66,12 @@ class UnsafeViewBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
 
+    a_self = ViewBackward0.a_self
+
 
 class AliasBackward0(Op):
     is_view = True
+    array_safe = True  # the gradient passes through unchanged
 
     def forward(xp, self):
         return self.view()
@@ -77,6 +89,9 @@ class TBackward0(Op):
     def d_self(grad):
         return grad.t()
 
+    def a_self(grad):
+        return grad.T
+
 
 class TransposeBackward0(Op):
     saves = ("dim0", "dim1")
@@ -88,6 +103,9 @@ class TransposeBackward0(Op):
     def d_self(grad, dim0, dim1):
         return grad.transpose(dim0, dim1)
 
+    def a_self(grad, dim0, dim1):
+        return grad.swapaxes(dim0, dim1)
+
 
 class PermuteBackward0(Op):
     saves = ("dims",)
@@ -97,10 +115,18 @@ class PermuteBackward0(Op):
         return xp.transpose(self, dims)
 
     def d_self(grad, dims):
-        inverse = [0] * len(dims)
-        for i, d in enumerate(dims):
-            inverse[d] = i
-        return grad.permute(inverse)
+        return grad.permute(_inverse(dims))
+
+    def a_self(grad, dims):
+        return grad.transpose(_inverse(dims))
+
+
+def _inverse(dims) -> list:
+    """The permutation that undoes ``dims``."""
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return inverse
 
 
 class ExpandBackward0(Op):
@@ -114,6 +140,13 @@ class ExpandBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.sum_to_size(self_sym_sizes)
 
+    def a_self(grad, self_sym_sizes):  # sum_to_size on the array: the dims expand added or stretched
+        lead = grad.ndim - len(self_sym_sizes)
+        dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(self_sym_sizes)
+                                          if s == 1 and grad.shape[lead + i] != 1)
+        out = grad.sum(axis=dims, keepdims=True) if dims else grad
+        return out.reshape(self_sym_sizes) if lead else out
+
 
 class _Squeeze(Op):
     saves = ("self_sym_sizes",)
@@ -123,6 +156,9 @@ class _Squeeze(Op):
         return xp.squeeze(self, axis=dim)
 
     def d_self(grad, *saved):  # saved ends with self_sym_sizes (after dim, for the variants that save it)
+        return grad.reshape(saved[-1])
+
+    def a_self(grad, *saved):
         return grad.reshape(saved[-1])
 
 
@@ -154,6 +190,9 @@ class UnsqueezeBackward0(Op):
 
     def d_self(grad, dim):
         return grad.squeeze(dim)
+
+    def a_self(grad, dim):
+        return grad.squeeze(axis=dim)
 
 
 class RepeatBackward0(Op):
@@ -287,6 +326,9 @@ class SliceBackward0(Op):
     def d_self(grad, dim, end, self_sym_sizes, start, step):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
 
+    def a_self(grad, dim, end, self_sym_sizes, start, step):
+        return _embed_array(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
+
 
 class SelectBackward0(Op):
     """out = self[..., index, ...] at ``dim``, a view with one dim fewer"""
@@ -298,6 +340,9 @@ class SelectBackward0(Op):
 
     def d_self(grad, dim, index, self_sym_sizes):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (index,))
+
+    def a_self(grad, dim, index, self_sym_sizes):
+        return _embed_array(grad, self_sym_sizes, (slice(None),) * dim + (index,))
 
 
 class DiagonalBackward0(Op):
@@ -348,6 +393,11 @@ class SliceBackwardBackward0(Op):
 
 def _embed(grad: Tensor, sizes, index) -> Tensor:
     return SliceBackwardBackward0.apply(grad, sizes=tuple(sizes), index=index)
+
+
+def _embed_array(grad, sizes, index):
+    """``_embed`` on the array: ``SliceBackwardBackward0``'s forward, without recording it."""
+    return SliceBackwardBackward0.forward(backend.namespace_of(grad), grad, sizes=tuple(sizes), index=index)
 
 
 # -- front-end functions ------------------------------------------------------------------------
