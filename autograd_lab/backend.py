@@ -10,6 +10,7 @@ NumPy's (``int64 + float32`` is ``float32``; a Python float never widens a float
 
 from __future__ import annotations
 
+import abc
 import threading
 
 import numpy as np
@@ -220,7 +221,7 @@ def set_default_device(dev) -> None:
 
 
 # -- array backends ------------------------------------------------------------------------------
-class ArrayBackend:
+class ArrayBackend(abc.ABC):
     """What autograd_lab asks of the array library behind one device type (CuPy for ``cuda``).
 
     ``namespace`` is the ``xp`` that ops receive; ``array_types`` are the array classes it makes. The
@@ -232,31 +233,34 @@ class ArrayBackend:
     namespace = None
     array_types: tuple = ()
 
+    @abc.abstractmethod
     def index_of(self, array) -> int:
         """The device index an array lives on."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def to_device(self, host, index: int):
         """A copy of the NumPy array ``host`` on device ``index``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def to_host(self, array):
         """A NumPy copy of a device array."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def rng(self, seed: int, index: int):
         """A random generator on device ``index`` with NumPy ``Generator`` method names
         (``random``, ``standard_normal``, ``integers``, ``permutation``, ``normal``, ``uniform``)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def device_count(self) -> int:
-        raise NotImplementedError
+        """How many devices of this type there are."""
 
     def current_device(self) -> int:
+        """The index ``'cuda'`` without an index means."""
         return 0
 
+    @abc.abstractmethod
     def synchronize(self, index: int | None = None) -> None:
-        """Wait for the work queued on the device (nothing to wait for without a queue)."""
+        """Wait until the work queued on the device is done (timers must, as kernels run asynchronously)."""
 
 
 _BACKENDS: dict[str, ArrayBackend] = {}

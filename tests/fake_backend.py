@@ -263,6 +263,10 @@ class FakeCudaBackend(backend.ArrayBackend):
     def device_count(self) -> int:
         return 1
 
+    def synchronize(self, index: int | None = None) -> None:
+        """The double computes eagerly (NumPy underneath): nothing is ever queued, so nothing to wait for."""
+        self.synchronized = getattr(self, "synchronized", 0) + 1  # counted, so a test can see timers wait
+
 
 def _forget_cuda_generators() -> None:
     for key in [k for k in creation._device_generators if k[0] == "cuda"]:
