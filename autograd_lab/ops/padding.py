@@ -12,6 +12,13 @@
   named as PyTorch's nodes (``ReflectionPad2DBackward0``...).
 * ``circular``: composed as PyTorch composes it, of copies into slices of a new tensor (the interior, then
   each wrapped border), so its history is ``CopySlices`` and its derivative that of the copies.
+
+Where this differs from PyTorch 2.13, on purpose: the ``...BackwardBackward0`` nodes have one edge (to
+the incoming gradient), where PyTorch's also have one to ``self`` that always receives zeros; a circular
+pad that would read a wrapped border from a region cropped away always raises PyTorch's "refer to a
+single memory location" error, which PyTorch misses for some layouts (returning wrong values); cropping
+a reflect pad below zero size raises the replicate message, where PyTorch reports an integer overflow;
+``_saved_pad`` shows negative pads as negative ints, where PyTorch shows them wrapped as unsigned.
 """
 
 from __future__ import annotations
