@@ -190,8 +190,7 @@ def empty_like(input, *, dtype=None, device=None, requires_grad: bool = False) -
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return full(input.shape, fill_value, dtype=dtype if dtype is not None else input.dtype,
-                device=device if device is not None else input.device, requires_grad=requires_grad)
+    return _like(lambda size, **kw: full(size, fill_value, **kw), input, dtype, device, {"requires_grad": requires_grad})
 
 
 # -- random numbers ---------------------------------------------------------------------------

@@ -107,7 +107,7 @@ class _Writer:
             name = f"tensor{len(self.arrays)}"
             self.tensor_keys[id(t)] = name
             self.keep_alive.append(t)
-            array = _to_host(t._data)
+            array = backend.to_host(t._data)
             self.arrays[name] = array if array.flags.c_contiguous else np.ascontiguousarray(array)  # loads C-ordered
         node = {"type": "tensor", "array": name, "dtype": t.dtype.name, "shape": list(t.shape),
                 "requires_grad": bool(t.requires_grad)}
@@ -122,10 +122,6 @@ def _plain_key(key) -> bool:
     if isinstance(key, tuple) and type(key) is tuple:
         return all(_plain_key(k) for k in key)
     return key is None or type(key) in (str, int, float, bool)
-
-
-def _to_host(array) -> np.ndarray:
-    return array if isinstance(array, np.ndarray) else array.get()
 
 
 def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:

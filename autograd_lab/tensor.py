@@ -349,7 +349,7 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self):
-        return _to_host(self._data).tolist()
+        return backend.to_host(self._data).tolist()
 
     def numpy(self, *, force: bool = False):
         """The data as a NumPy array sharing memory (tensors requiring grad must be detached first).
@@ -427,10 +427,6 @@ class Tensor:
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
         xp = backend.namespace_of(self._data)
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-
-def _to_host(array):
-    return backend.to_host(array)
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -255,3 +255,14 @@ def test_optimizer_trains_a_model_with_a_scheduler():
     np.testing.assert_allclose(model.weight.detach().numpy(), true_w, atol=1e-3)
     np.testing.assert_allclose(model.bias.detach().numpy(), [1.0], atol=1e-3)
     assert optimizer.param_groups[0]["lr"] == pytest.approx(0.0125)
+
+
+def test_step_into_read_only_memory_says_what_to_do_as_add_does():
+    frozen = np.ones(3)
+    frozen.flags.writeable = False
+    param = al.nn.Parameter(al.from_numpy(frozen))
+    param.grad = al.ones(3, dtype=al.float64)
+    for update in (lambda: al.optim.SGD([param], lr=0.1).step(), lambda: al.from_numpy(frozen).add_(1)):
+        with pytest.raises(RuntimeError, match=r"add_: cannot write into this tensor of shape \(3,\).*read-only memory"):
+            update()
+    assert frozen.tolist() == [1.0, 1.0, 1.0]

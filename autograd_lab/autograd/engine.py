@@ -153,8 +153,8 @@ def _validate(node, grad_inputs):
                 "expected a Tensor or None"
             )
         shape, dtype = child._output_meta[nr]
-        if data.shape != shape and data.shape != tuple(shape):  # (the common case costs one tuple compare)
-            grad = _sum_to_shape(grad, tuple(shape), node, i)
+        if data.shape != shape:  # (recorded shapes are array shapes: tuples; the common case is one compare)
+            grad = _sum_to_shape(grad, shape, node, i)
         if grad._data.dtype is not dtype and grad._data.dtype != dtype:
             grad = grad.to(from_np(dtype))
         checked[i] = grad

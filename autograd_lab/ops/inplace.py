@@ -64,6 +64,13 @@ _CUSTOM_ADVICE = (
 )
 
 
+def read_only_message(name: str, shape, reason: str = "") -> str:
+    """Why an in-place write into read-only memory failed, and what to do."""
+    why = f" ({reason})" if reason else ""
+    return (f"{name}: cannot write into this tensor of shape {tuple(shape)}{why}. It shares read-only memory "
+            "(for example a read-only NumPy array given to al.from_numpy); clone() it first.")
+
+
 def forward_name(node) -> str:
     """The op a node records, as PyTorch's messages name it (``MulBackward0`` -> ``Mul``, ``PowBackward1`` ->
     ``Pow1``, a custom ``MyFnBackward`` -> ``MyFn``)."""
@@ -309,10 +316,7 @@ def _write(cls, inputs, data, params):
     try:
         xp.copyto(own, data, casting="unsafe")
     except ValueError as exc:
-        raise RuntimeError(
-            f"{name}: cannot write into this tensor of shape {tuple(own.shape)} ({exc}). It shares read-only memory "
-            "(for example a read-only NumPy array given to al.from_numpy); clone() it first."
-        ) from exc
+        raise RuntimeError(read_only_message(name, own.shape, str(exc))) from exc
     target._vc.bump(name)
     if record:
         node = cls.__new__(cls)

@@ -155,10 +155,9 @@ def _writable_array(tensor: Tensor, name: str):
     writing, as the method would. Nothing is recorded under ``no_grad``, so there is no history to
     rewrite.
     """
-    from ..ops.inplace import check_inplace
+    from ..ops.inplace import check_inplace, read_only_message
     check_inplace(tensor, name)
     data = tensor._data
     if not getattr(data.flags, "writeable", True):
-        raise RuntimeError(f"{name}: cannot write into this tensor of shape {tuple(data.shape)}: it shares read-only "
-                           "memory (for example a read-only NumPy array given to al.from_numpy); clone() it first.")
+        raise RuntimeError(read_only_message(name, data.shape))
     return data
