@@ -342,5 +342,5 @@ def _legacy_constructor(self: Tensor, args: tuple, dtype, device) -> None:
     else:
         data = xp.zeros(_sizes(args), dtype=dt.np_dtype)
     template = Tensor._make(data)
-    for slot in ("_data", "_grad_fn", "_requires_grad", "_vc", "_output_nr", "_grad"):
+    for slot in ("_data", "_grad_fn", "_requires_grad", "_version_counter", "_output_nr", "_grad"):
         setattr(self, slot, getattr(template, slot))

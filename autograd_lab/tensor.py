@@ -16,6 +16,7 @@ from numpy import generic as _np_generic
 from numpy import ndarray as _np_ndarray
 
 from . import backend
+from .autograd import engine as _engine
 from .autograd import grad_mode as _gm
 from .autograd import saved as _saved
 from .autograd.graph import _add_hook
@@ -53,7 +54,7 @@ class Tensor:
     ``Tensor(data)`` / ``Tensor(*sizes)`` is PyTorch's legacy one (default dtype, no grad).
     """
 
-    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vc", "_output_nr", "_grad", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_version_counter", "_output_nr", "_grad", "__dict__", "__weakref__")
 
     # Rarely set state lives in the instance __dict__, with these class-level defaults.
     _base = None  # the tensor this one is a view of
@@ -85,22 +86,26 @@ class Tensor:
         t._data = data
         t._grad_fn = grad_fn
         t._requires_grad = requires_grad
-        if version_counter is not None:  # else made on first use (__getattr__): most tensors never need one
-            t._vc = version_counter
+        t._version_counter = version_counter  # None: made on first use (``_vc``)
         t._output_nr = output_nr
         t._grad = None
         if _gm._state.inference:
             t._is_inference = True
         return t
 
-    def __getattr__(self, name: str):
-        # Only called when normal lookup fails. The version counter is created on first use: a
-        # tensor that is never saved for backward, viewed or modified in place never needs one,
-        # and most results of a forward pass (and all gradients in backward) are such tensors.
-        if name == "_vc":
-            counter = self._vc = VersionCounter()
-            return counter
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    @property
+    def _vc(self) -> VersionCounter:
+        """The version counter, shared with views. It is created on first use: a tensor that is never
+        saved for backward, viewed or modified in place never needs one, and most results of a forward
+        pass are such tensors. (Hot paths read the ``_version_counter`` slot and make it themselves.)"""
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = VersionCounter()
+        return counter
+
+    @_vc.setter
+    def _vc(self, counter: VersionCounter) -> None:
+        self._version_counter = counter
 
     # -- metadata -----------------------------------------------------------------------------
     @property
@@ -444,3 +449,4 @@ def _refresh_view(view: Tensor) -> None:
 
 
 _saved._Tensor = Tensor  # saved records rebuild output tensors with this class
+_engine._Tensor = Tensor  # the engine wraps gradient arrays where hooks and leaves need tensors

@@ -96,7 +96,29 @@ CASES = {
     "UnsqueezeBackward0": (UNARY, "any", [lambda a: a.unsqueeze(0), lambda a: a.unsqueeze(-1)]),
     "SliceBackward0": (SHAPED, "any", [lambda a: a[::2], lambda a: a[..., 1:], lambda a: a.narrow(-1, 0, 1)]),
     "SelectBackward0": (SHAPED, "any", [lambda a: a[0], lambda a: a[..., -1], lambda a: a.select(0, 0)]),
+    # softmax and the losses (cross_entropy = log_softmax + nll_loss); targets from _targets, weights from w
+    "SoftmaxBackward0": (SHAPED, "any", [lambda a: F.softmax(a, -1), lambda a: F.softmax(a, 0)]),
+    "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, -1), lambda a: F.log_softmax(a, 0)]),
+    "NllLossBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(a, _targets(a)),
+                                         lambda a, w: F.nll_loss(a, _targets(a), reduction="sum"),
+                                         lambda a, w: F.nll_loss(a, _targets(a), reduction="none"),
+                                         lambda a, w: F.nll_loss(a, _targets(a), weight=w[0].detach().abs(), ignore_index=1),
+                                         lambda a, w: F.nll_loss(a, _targets(a), ignore_index=1, reduction="none"),
+                                         lambda a, w: F.nll_loss(a[0], _targets(a)[0])]),
+    "NllLoss2DBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(_image(a), _targets(a).reshape(-1, 1, 1)),
+                                           lambda a, w: F.nll_loss(_image(a), _targets(a).reshape(-1, 1, 1), reduction="none",
+                                                                   weight=w[0].detach().abs())]),
 }
+
+
+def _targets(a):
+    """Class indices for the rows of ``a`` (every class in turn)."""
+    return al.tensor(np.arange(a.shape[0]) % a.shape[1])
+
+
+def _image(a):
+    """``a`` (N, C) as (N, C, 1, 1) log-probabilities."""
+    return a.reshape(a.shape[0], a.shape[1], 1, 1)
 
 
 def test_every_op_with_an_array_form_is_checked():
@@ -231,18 +253,26 @@ def _random_graph(draw_ops, seed):
 
 
 def _order_of(run):
-    """Nodes in the order ``_compute`` ran them (AccumulateGrad nodes accumulate without it)."""
+    """Nodes in the order they computed gradients, on tensors (``_compute``) or on arrays
+    (``Op._backward_on_arrays``); AccumulateGrad nodes accumulate without either."""
     seen = []
     original = engine._compute
+    original_arrays = Op._backward_on_arrays
 
     def spy(node, grads):
         seen.append(type(node).__name__)
         return original(node, grads)
+
+    def spy_arrays(node, grads, retain_graph):
+        seen.append(type(node).__name__)
+        return original_arrays(node, grads, retain_graph)
     engine._compute = spy
+    Op._backward_on_arrays = spy_arrays
     try:
         run()
     finally:
         engine._compute = original
+        Op._backward_on_arrays = original_arrays
     return seen
 
 

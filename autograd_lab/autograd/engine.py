@@ -41,7 +41,9 @@ from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, gradient_edge
 
-__all__ = ["BackwardStep", "backward_steps", "run_to_end"]
+__all__ = ["BackwardStep", "backward_steps", "run_to_end", "conform_array"]
+
+_Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this package)
 
 
 class BackwardStep:
@@ -112,24 +114,40 @@ def _needed_nodes(parents, target_nodes):
     return needed
 
 
-def _sum_to_shape(grad, shape, node, index):
-    """Undo broadcasting: sum ``grad`` down to ``shape`` (the one place that does this)."""
-    gshape = grad._data.shape
+def _summed_dims(gshape, shape, node, index) -> tuple:
+    """The dimensions to sum a gradient of shape ``gshape`` over to undo broadcasting to ``shape``."""
     lead = len(gshape) - len(shape)
     if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, gshape[lead:])):
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {index} - got {list(gshape)} but "
             f"expected shape compatible with {list(shape)}"
         )
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
-    if not _gm._state.grad_enabled:  # nothing records: the same NumPy calls as sum() and reshape(), on the array
-        data = grad._data
+    return tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+
+
+def conform_array(data, shape, dtype, node, index):
+    """A gradient array made to fit its input: summed down to ``shape`` if it was broadcast (the one
+    place that undoes broadcasting), cast to ``dtype``. The array form of ``_validate``'s fixes."""
+    if data.shape != shape:
+        dims = _summed_dims(data.shape, shape, node, index)
         if dims:
             data = namespace_of(data).sum(data, axis=dims, keepdims=True)
-        return type(grad)._make(data.reshape(shape) if lead else data)
+        if data.shape != shape:
+            data = data.reshape(shape)
+    if data.dtype != dtype:
+        data = data.astype(dtype)
+    return data
+
+
+def _sum_to_shape(grad, shape, node, index):
+    """Undo broadcasting of a gradient tensor (recorded when ``create_graph``; see ``conform_array``)."""
+    if not _gm._state.grad_enabled:  # nothing records: the array form
+        return type(grad)._make(conform_array(grad._data, shape, grad._data.dtype, node, index))
+    gshape = grad._data.shape
+    dims = _summed_dims(gshape, shape, node, index)
     if dims:
         grad = grad.sum(dim=dims, keepdim=True)
-    if lead:
+    if len(gshape) != len(shape):
         grad = grad.reshape(shape)
     return grad
 
@@ -212,7 +230,7 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
         for t in inputs:
             t.retain_grad()  # as PyTorch: a non-leaf input keeps its .grad from now on (no-op for leaves)
     captured = [None] * len(input_edges)
-    parents = _discover([node for node, _ in root_edges])
+    root_nodes = [node for node, _ in root_edges]
 
     # Which nodes run, and which input gradients are taken where.
     capture_at: dict = {}
@@ -221,8 +239,9 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
     if inputs is None:
         needed = None
         executes = None
-        dependencies = {node: len(node_parents) for node, node_parents in parents.items()}
+        dependencies = _count_dependencies(root_nodes)
     else:
+        parents = _discover(root_nodes)
         needed = _needed_nodes(parents, capture_at)
         executes = {n for n in needed if any(c in needed for c, _ in n.next_functions if c is not None)}
         if accumulate:
@@ -231,6 +250,10 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                         for node, node_parents in parents.items() if node in needed}
     # Plain nodes may skip the step record (module docstring); decided once per pass where possible.
     plain_ok = not record and executes is None and not capture_at and not _anomaly._state.enabled
+    # Gradients travel as arrays when nothing records them (module docstring: *Arrays*).
+    arrays = not record and not create_graph
+    if arrays:
+        grad_roots = [None if g is None else g._data for g in grad_roots]
 
     buffers: dict = {}
     for (node, nr), grad in zip(root_edges, grad_roots):
@@ -266,14 +289,29 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
             grads = buffers.pop(node)
             if plain_ok and node._extras is None and node.__class__ is not AccumulateGrad:
                 step = None
-                grad_inputs = _compute(node, grads)
-                if not retain_graph and node._saved:
-                    node._release_saved()
+                if arrays:
+                    if node.__class__._array_derivatives is not None:
+                        grad_inputs = node._backward_on_arrays(grads, retain_graph)
+                    else:
+                        grad_inputs = _compute_via_tensors(node, grads, retain_graph)
+                else:
+                    grad_inputs = _compute(node, grads)
+                    if not retain_graph and node._saved:
+                        node._release_saved()
+            elif arrays and plain_ok and accumulate and node.__class__ is AccumulateGrad and _no_leaf_hooks(node):
+                step = None
+                if grads[0] is not None:
+                    _accumulate(node.variable, _Tensor._make(grads[0]), False, False)
+                grad_inputs = ()
             else:
                 step = BackwardStep(index, node)
+                if arrays:
+                    grads = [None if g is None else _Tensor._make(g) for g in grads]
                 _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph,
                           create_graph, trace)
                 grad_inputs = step.grad_inputs
+                if arrays:
+                    grad_inputs = [None if g is None else g._data for g in grad_inputs]
 
             for grad, (child, nr) in zip(grad_inputs, node.next_functions):
                 if child is None or (needed is not None and child not in needed):
@@ -300,6 +338,36 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
         if not suspended:
             state.grad_enabled = caller_mode
     return captured
+
+
+def _count_dependencies(root_nodes) -> dict:
+    """For every node reachable from the roots, how many edges reach it (explicit stack, no recursion)."""
+    dependencies = dict.fromkeys(root_nodes, 0)
+    stack = list(dependencies)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None:
+                continue
+            if child in dependencies:
+                dependencies[child] += 1
+            else:
+                dependencies[child] = 1
+                stack.append(child)
+    return dependencies
+
+
+def _no_leaf_hooks(node) -> bool:
+    """Whether an ``AccumulateGrad`` node runs no hook of any kind (so it needs no step record)."""
+    leaf = node.variable
+    return node._extras is None and not leaf._backward_hooks and not leaf._post_acc_hooks
+
+
+def _compute_via_tensors(node, grads: list, retain_graph: bool) -> list:
+    """``_compute`` for a node without array derivatives, in a pass whose gradients are arrays."""
+    grad_inputs = _compute(node, [None if g is None else _Tensor._make(g) for g in grads])
+    if not retain_graph and node._saved:
+        node._release_saved()
+    return [None if g is None else g._data for g in grad_inputs]
 
 
 def _compute(node, grads: list) -> list:

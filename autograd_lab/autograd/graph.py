@@ -78,6 +78,8 @@ class Node:
 
     # Names of what ``_saved`` holds, in order (set per subclass).
     saves: tuple[str, ...] = ()
+    # Built-in ops with array derivatives run on gradient arrays (``Op._backward_on_arrays``).
+    _array_derivatives = None
 
     def __init__(self, next_functions=(), output_meta=()) -> None:
         self.next_functions = tuple(next_functions)

@@ -58,6 +58,7 @@ class _HookState(threading.local):
 
 
 _hooks = _HookState()
+_hooks_in_use = [0]  # saved_tensors_hooks contexts open in any thread (a cheap first check for SavedTensor)
 
 
 class SavedTensor:
@@ -74,22 +75,25 @@ class SavedTensor:
                 "normal tensor and use it in autograd, or use `al.no_grad()` instead of `al.inference_mode()`. "
                 f"[autograd_lab] the op saving it as '{name}' was given a tensor created under al.inference_mode()"
             )
+        counter = tensor._version_counter
+        if counter is None:  # (what Tensor._vc does, written out)
+            counter = tensor._version_counter = VersionCounter()
         self._name = name
         self.is_output = is_output
-        self._version_counter = tensor._vc
-        self.saved_version = tensor._vc.value
+        self._version_counter = counter
+        self.saved_version = counter.value
         self.output_nr = tensor._output_nr
-        self._requires_grad = tensor.requires_grad
+        self._requires_grad = requires_grad = tensor._grad_fn is not None or tensor._requires_grad
         self._released = False
         self._unpack_hook = None
         self._packed = None
         self._edge = None
-        if _hooks.stack:
+        if _hooks_in_use[0] and _hooks.stack:  # (a global count first: the thread-local is slower to read)
             if _hooks.disabled_message is not None:
                 raise RuntimeError(_hooks.disabled_message)
             pack, self._unpack_hook = _hooks.stack[-1]
             self._tensor = self._data = None
-            if not is_output and self._requires_grad:
+            if not is_output and requires_grad:
                 from .graph import gradient_edge
                 self._edge = gradient_edge(tensor)
             self._packed = pack(tensor if not is_output else tensor.detach())
@@ -284,9 +288,11 @@ def saved_tensors_hooks(pack_hook, unpack_hook):
     if _hooks.disabled_message is not None:
         raise RuntimeError(_hooks.disabled_message)
     _hooks.stack.append((pack_hook, unpack_hook))
+    _hooks_in_use[0] += 1
     try:
         yield
     finally:
+        _hooks_in_use[0] -= 1
         _hooks.stack.pop()
 
 

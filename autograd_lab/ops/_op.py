@@ -40,6 +40,8 @@ from numbers import Number
 from .. import backend
 from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
+from ..autograd import graph as _graph
+from ..autograd.engine import conform_array
 from ..autograd.graph import Node, grad_accumulator
 from ..autograd.saved import SavedTensor
 from ..tensor import Tensor
@@ -47,9 +49,14 @@ from ..tensor import Tensor
 __all__ = ["Op", "OpError"]
 
 
+_EMPTY = ()
 _NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
 _CPU_XP = backend.np  # the CPU namespace, found by one type check on the per-op path (ops never import NumPy)
 _CPU_ARRAY = backend.np.ndarray
+_NP_SCALAR = backend.np.generic
+_np_asarray = backend.np.asarray
+_new_object = object.__new__
+_next_sequence_nr = _graph._sequence.__next__
 
 
 class OpError(RuntimeError):
@@ -96,6 +103,7 @@ class Op(Node):
     _derivatives: tuple | None = None
     _array_derivatives: tuple | None = None  # one per input: d_* (array_safe) or a_*; None if any is missing
     _save_plan: tuple = ()
+    _save_steps: tuple = ()  # _save_plan with, for each entry, the inputs whose gradient reads it
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -129,18 +137,40 @@ class Op(Node):
                 raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, 'result', "
                                 "an input's _sym_sizes/_sym_numel nor a keyword parameter of forward")
         cls._save_plan = tuple(plan)
-        cls._save_users = _save_users(cls)
+        cls._save_users = users = _save_users(cls)
+        cls._save_steps = tuple((name, kind, key, users[i] if users is not None else None)
+                                for i, (name, kind, key) in enumerate(plan))
 
     # -- forward ------------------------------------------------------------------------------
     @classmethod
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars) and record it when gradients are needed."""
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        if cls.promotes:
-            arrays = _promote(cls, inputs, arrays)
-        first = arrays[0] if arrays and hasattr(arrays[0], "dtype") else next(
-            (a for a in arrays if hasattr(a, "dtype")), None)
-        xp = _CPU_XP if first.__class__ is _CPU_ARRAY else backend.namespace_of(first)
+        if len(inputs) == 2:  # most ops: written out, with promotion's common no-op case decided here
+            a, b = inputs
+            if isinstance(a, Tensor):
+                a = a._data
+            if isinstance(b, Tensor):
+                b = b._data
+            arrays = (a, b)
+            if cls.promotes and not (a.__class__ is _CPU_ARRAY and a.dtype.kind == "f" and (
+                    b.__class__ is float or b.__class__ is int or (b.__class__ is _CPU_ARRAY and b.dtype is a.dtype))):
+                arrays = _promote(cls, inputs, arrays)
+        elif len(inputs) == 1:
+            a = inputs[0]
+            arrays = (a._data if isinstance(a, Tensor) else a,)
+            if cls.promotes:
+                arrays = _promote(cls, inputs, arrays)
+        else:
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+            if cls.promotes:
+                arrays = _promote(cls, inputs, arrays)
+        first = arrays[0] if arrays else None
+        if first.__class__ is _CPU_ARRAY:  # the common case: one type check finds the namespace
+            xp = _CPU_XP
+        else:
+            if not hasattr(first, "dtype"):
+                first = next((a for a in arrays if hasattr(a, "dtype")), None)
+            xp = _CPU_XP if first.__class__ is _CPU_ARRAY else backend.namespace_of(first)
         try:
             data = cls.forward(xp, *arrays, **params)
         except (ValueError, IndexError, TypeError) as exc:  # TypeError: e.g. CuPy given a NumPy array
@@ -154,9 +184,59 @@ class Op(Node):
     def _wrap(cls, inputs, data, params):
         """Wrap the output array(s) in tensors and, when an input requires grad, record the node.
 
-        One pass over the inputs finds whether recording is needed and builds the edges at once
-        (``gradient_edge`` inlined); under ``no_grad``, or for non-float outputs, it is skipped.
+        This runs for every op, so the common case (one output, not a view) is written out: the
+        output tensor is built in place (what ``Tensor._make`` does), one pass over the inputs finds
+        whether recording is needed and builds the edges at once (``gradient_edge`` inlined), and the
+        node's fields are set directly. Under ``no_grad``, or for non-float outputs, nothing is recorded.
         """
+        if data.__class__ is tuple or cls.is_view:
+            return cls._wrap_general(inputs, data, params)
+        if data.__class__ is not _CPU_ARRAY and isinstance(data, _NP_SCALAR):  # NumPy's 0-d results
+            data = _np_asarray(data)
+        out = _new_object(Tensor)
+        out._data = data
+        out._grad_fn = None
+        out._requires_grad = False
+        out._version_counter = None
+        out._output_nr = 0
+        out._grad = None
+        state = _gm._state
+        if state.inference:
+            out._is_inference = True
+        if not state.grad_enabled:
+            return out
+        edges = []
+        requires = False
+        for x in inputs:
+            if not isinstance(x, Tensor):
+                edges.append(_NO_EDGE)
+                continue
+            if x._base is not None and x._view_version != x._vc.value:
+                x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
+            if x._grad_fn is not None:
+                edges.append((x._grad_fn, x._output_nr))
+                requires = True
+            elif x._requires_grad:
+                edges.append((grad_accumulator(x), 0))
+                requires = True
+            else:
+                edges.append(_NO_EDGE)
+        if requires and data.dtype.kind == "f":
+            node = _new_object(cls)  # Node.__init__, written out
+            node.next_functions = edges = tuple(edges)
+            node._output_meta = ((data.shape, data.dtype),)
+            node._sequence_nr = _next_sequence_nr()
+            node._extras = None
+            node._released = False
+            node._saved = _save_needed(cls, edges, inputs, out, params) if cls._save_plan else ()
+            out._grad_fn = node
+            if _anomaly._state.enabled:
+                _anomaly.record_forward_trace(node)
+        return out
+
+    @classmethod
+    def _wrap_general(cls, inputs, data, params):
+        """``_wrap`` for ops with several outputs and for views (see ``_wrap``)."""
         multi = data.__class__ is tuple
         outputs = data if multi else (data,)
         requires = False
@@ -185,7 +265,7 @@ class Op(Node):
         if requires:
             node = cls.__new__(cls)
             Node.__init__(node, edges, [(out.shape, out.dtype) for out in outputs])
-            node._saved = _save_needed(cls, node.next_functions, inputs, results, params)
+            node._saved = _save_needed(cls, node.next_functions, inputs, results[0], params)
             for t in results:
                 t._grad_fn = node
             if _anomaly._state.enabled:
@@ -230,23 +310,28 @@ class Op(Node):
         result = cls.backward(grad_outputs[0] if len(self._output_meta) == 1 else grad_outputs, *saved)
         return result if isinstance(result, tuple) else (result,)
 
-    def _backward_arrays(self, grad: Tensor) -> tuple:
-        """The array form of ``_backward`` (module docstring): ``(gradients, None)``.
-
-        Saved tensors are unpacked once, through their hooks if they have some, with the usual version
-        check. Where a saved array's dtype differs from the gradient's, NumPy's promotion would differ
-        from PyTorch's, so it gives ``(None, saved)``: the unpacked values as tensors, for the tensor
-        derivatives (unpack hooks never run twice for one backward).
-        """
-        g = grad._data
+    def _saved_arrays(self, gdtype) -> tuple:
+        """The saved values with tensors unpacked to their arrays (through their hooks if they have
+        some, with the usual version check), and whether every saved array has the dtype ``gdtype``."""
         saved = []
         same_dtype = True
         for value in self._saved:
             if value.__class__ is SavedTensor:
                 value = value.unpack_data(self)
-                if value.dtype != g.dtype:
+                if value.dtype is not gdtype and value.dtype != gdtype:
                     same_dtype = False
             saved.append(value)
+        return saved, same_dtype
+
+    def _backward_arrays(self, grad: Tensor) -> tuple:
+        """The array form of ``_backward`` (module docstring): ``(gradients, None)``.
+
+        Saved tensors are unpacked once. Where a saved array's dtype differs from the gradient's,
+        NumPy's promotion would differ from PyTorch's, so it gives ``(None, saved)``: the unpacked
+        values as tensors, for the tensor derivatives (unpack hooks never run twice for one backward).
+        """
+        g = grad._data
+        saved, same_dtype = self._saved_arrays(g.dtype)
         if not same_dtype:
             return None, tuple(Tensor._make(v) if s.__class__ is SavedTensor else v
                                for v, s in zip(saved, self._saved))
@@ -258,6 +343,66 @@ class Op(Node):
             r = d(g, *saved)
             out.append(grad if r is g else None if r is None else Tensor._make(r))
         return tuple(out), None
+
+    def _backward_on_arrays(self, grads: list, retain_graph: bool) -> list:
+        """What the engine runs for this node when nothing records (no ``create_graph``) and no hook
+        or capture needs tensors: gradient arrays in, gradient arrays out, each already checked
+        against its input (summed down if broadcast, cast to its dtype); then the saved tensors are
+        freed unless ``retain_graph``. Only for ops with array derivatives (``_array_derivatives``).
+
+        This runs once per node of every ``backward()``, so ``SavedTensor.unpack_data`` and
+        ``release`` are written out for the common case (no hooks, not freed, version unchanged).
+        """
+        g = grads[0]
+        edges = self.next_functions
+        if g is None:  # no gradient arrived: nothing to compute (as _compute does)
+            out = [None] * len(edges)
+        else:
+            saved = self._saved
+            values = []
+            same_dtype = True
+            if saved:
+                gdtype = g.dtype
+                for s in saved:
+                    if s.__class__ is SavedTensor:
+                        if s._unpack_hook is None and not s._released and s._version_counter.value == s.saved_version:
+                            s = s._data if s.is_output else s._tensor._data
+                        else:
+                            s = s.unpack_data(self)  # through its hooks, or the version / freed error
+                        if s.dtype is not gdtype and s.dtype != gdtype:
+                            same_dtype = False
+                    values.append(s)
+            if not same_dtype:  # PyTorch's promotion: the tensor derivatives, on the unpacked values
+                out = self._tensor_grads_of_arrays(g, values)
+            elif len(edges) == 1:
+                out = [None if edges[0][0] is None else type(self)._array_derivatives[0](g, *values)]
+            else:
+                out = [None if child is None else d(g, *values)
+                       for d, (child, _) in zip(type(self)._array_derivatives, edges)]
+            for i, r in enumerate(out):
+                if r is not None:
+                    child, nr = edges[i]
+                    shape, dtype = child._output_meta[nr]
+                    if r.shape != shape or (r.dtype is not dtype and r.dtype != dtype):
+                        out[i] = conform_array(r, shape, dtype, self, i)
+        if not retain_graph and self._saved:
+            for s in self._saved:
+                if s.__class__ is SavedTensor:
+                    s._tensor = s._data = s._packed = s._edge = None  # SavedTensor.release, written out
+                    s._released = True
+            self._released = True
+        return out
+
+    def _tensor_grads_of_arrays(self, g, values: list) -> list:
+        """The tensor derivatives applied to a gradient array and unpacked saved arrays (where NumPy's
+        promotion of mixed dtypes would differ from PyTorch's); their results as arrays."""
+        grad = Tensor._make(g)
+        saved = tuple(Tensor._make(v) if s.__class__ is SavedTensor else v for v, s in zip(values, self._saved))
+        out = []
+        for d, (child, _) in zip(type(self)._derivatives, self.next_functions):
+            r = None if child is None else d(grad, *saved)
+            out.append(None if r is None else r._data)
+        return out
 
     def _present_saved(self, index: int, value):
         _, kind, _ = type(self)._save_plan[index]
@@ -333,37 +478,33 @@ def _save_users(cls) -> tuple | None:
                  for name, kind, _ in cls._save_plan)
 
 
-def _save_needed(cls, edges, inputs, results, params) -> tuple:
-    """The values a new node keeps: every entry of its plan, except inputs no needed gradient reads."""
-    users = cls._save_users
+def _save_needed(cls, edges, inputs, result, params) -> tuple:
+    """The values a new node keeps: every entry of its plan, except inputs no needed gradient reads.
+
+    ``result`` is the node's (first) output tensor; ``None`` for an in-place op, which saves its
+    result after writing it.
+    """
     saved = []
-    for index, (name, kind, key) in enumerate(cls._save_plan):
-        if kind == "result" and results is None:  # an in-place op saves its result after writing it
-            saved.append(None)
-            continue
-        needed_by = users[index] if users is not None else None
+    for name, kind, key, needed_by in cls._save_steps:  # (plain loops: this runs for every recorded op)
         if needed_by is not None:
-            for i in needed_by:  # (a plain loop: this runs for every recorded op)
+            for i in needed_by:
                 if edges[i][0] is not None:
                     break
             else:
                 saved.append(None)  # like PyTorch's undefined saved variable: _saved_<name> reads None
                 continue
-        saved.append(_save(name, kind, key, inputs, results, params))
+        if kind == "input":
+            value = inputs[key]
+            saved.append(SavedTensor(value, False, name) if isinstance(value, Tensor) else value)
+        elif kind == "result":
+            saved.append(None if result is None else SavedTensor(result, True, name))
+        elif kind == "param":
+            saved.append(params[key])
+        elif kind == "sizes":
+            saved.append(tuple(inputs[key]._data.shape))
+        else:  # numel
+            saved.append(int(inputs[key]._data.size))
     return tuple(saved)
-
-
-def _save(name, kind, key, inputs, results, params):
-    if kind == "input":
-        value = inputs[key]
-        return SavedTensor(value, False, name) if isinstance(value, Tensor) else value
-    if kind == "result":
-        return SavedTensor(results[0], True, name)
-    if kind == "sizes":
-        return tuple(inputs[key]._data.shape)
-    if kind == "numel":
-        return int(inputs[key]._data.size)
-    return params[key]
 
 
 def _promote(cls, inputs, arrays):

@@ -11,10 +11,12 @@ from .. import backend
 from ..tensor import Tensor
 from ._op import Op, OpError, _broadcast_message
 
+_OPERAND_TYPES = frozenset((Tensor, bool, int, float))  # taken as they are (one set lookup on the per-op path)
+
 
 def _operand(x, op: str):
     """A Tensor or Python number; NumPy values become one of these; anything else is a TypeError."""
-    if isinstance(x, (Tensor, bool, int, float)):
+    if x.__class__ in _OPERAND_TYPES or isinstance(x, (Tensor, bool, int, float)):
         return x
     if isinstance(x, backend.np.generic):
         return x.item()
