@@ -268,6 +268,8 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
         if dependencies.get(node, 0) == 0 and (needed is None or node in needed):
             heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
     became_ready = None  # the last node that became ready, not pushed yet: chains never touch the heap
+    ready_grads = None  # its gradients (kept out of ``buffers`` while it waits there)
+    on_arrays = arrays and plain_ok  # plain nodes with array derivatives run on arrays directly
 
     state = _gm._state
     caller_mode = state.grad_enabled
@@ -278,27 +280,30 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
             if became_ready is not None:
                 if ready:
                     heapq.heappush(ready, (-became_ready._sequence_nr, next(tie), became_ready))
+                    buffers[became_ready] = ready_grads
                     node = heapq.heappop(ready)[2]
+                    grads = buffers.pop(node)
                 else:
                     node = became_ready
+                    grads = ready_grads
                 became_ready = None
             elif ready:
                 node = heapq.heappop(ready)[2]
+                grads = buffers.pop(node)
             else:
                 break
-            grads = buffers.pop(node)
-            if plain_ok and node._extras is None and node.__class__ is not AccumulateGrad:
+            if on_arrays and node._extras is None and node.__class__._array_derivatives is not None:
+                step = None
+                grad_inputs = node._backward_on_arrays(grads, retain_graph)
+            elif plain_ok and node._extras is None and node.__class__ is not AccumulateGrad:
                 step = None
                 if arrays:
-                    if node.__class__._array_derivatives is not None:
-                        grad_inputs = node._backward_on_arrays(grads, retain_graph)
-                    else:
-                        grad_inputs = _compute_via_tensors(node, grads, retain_graph)
+                    grad_inputs = _compute_via_tensors(node, grads, retain_graph)
                 else:
                     grad_inputs = _compute(node, grads)
                     if not retain_graph and node._saved:
                         node._release_saved()
-            elif arrays and plain_ok and accumulate and node.__class__ is AccumulateGrad and _no_leaf_hooks(node):
+            elif on_arrays and accumulate and node.__class__ is AccumulateGrad and _no_leaf_hooks(node):
                 step = None
                 if grads[0] is not None:
                     _accumulate(node.variable, _Tensor._make(grads[0]), False, False)
@@ -313,20 +318,28 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                 if arrays:
                     grad_inputs = [None if g is None else g._data for g in grad_inputs]
 
+            # Send each gradient along its edge: summed into the child's buffer; a child whose last
+            # edge this was becomes ready.
             for grad, (child, nr) in zip(grad_inputs, node.next_functions):
                 if child is None or (needed is not None and child not in needed):
                     continue
-                buf = buffers.get(child)
-                if buf is None:
-                    buf = buffers[child] = [None] * len(child._output_meta)
-                if grad is not None:
-                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
                 remaining = dependencies[child] - 1
-                dependencies[child] = remaining
-                if remaining == 0:
+                if remaining:
+                    dependencies[child] = remaining
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * len(child._output_meta)
+                else:
+                    buf = buffers.pop(child, None)
+                    if buf is None:
+                        buf = [None] * len(child._output_meta)
                     if became_ready is not None:
                         heapq.heappush(ready, (-became_ready._sequence_nr, next(tie), became_ready))
+                        buffers[became_ready] = ready_grads
                     became_ready = child
+                    ready_grads = buf
+                if grad is not None:
+                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
             if record:
                 state.grad_enabled = caller_mode
                 suspended = True

@@ -85,9 +85,7 @@ class SavedTensor:
         self.output_nr = tensor._output_nr
         self._requires_grad = requires_grad = tensor._grad_fn is not None or tensor._requires_grad
         self._released = False
-        self._unpack_hook = None
-        self._packed = None
-        self._edge = None
+        self._unpack_hook = None  # (``_packed`` and ``_edge`` are set only with hooks, and read only then)
         if _hooks_in_use[0] and _hooks.stack:  # (a global count first: the thread-local is slower to read)
             if _hooks.disabled_message is not None:
                 raise RuntimeError(_hooks.disabled_message)

@@ -41,6 +41,7 @@ from .. import backend
 from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
+from ..autograd.anomaly import _in_use as _anomaly_in_use
 from ..autograd.engine import conform_array
 from ..autograd.graph import Node, grad_accumulator
 from ..autograd.saved import SavedTensor
@@ -104,6 +105,7 @@ class Op(Node):
     _array_derivatives: tuple | None = None  # one per input: d_* (array_safe) or a_*; None if any is missing
     _save_plan: tuple = ()
     _save_steps: tuple = ()  # _save_plan with, for each entry, the inputs whose gradient reads it
+    _save_shortcut: str | None = None  # "result" / "self": the two common plans, saved without _save_needed
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -140,6 +142,12 @@ class Op(Node):
         cls._save_users = users = _save_users(cls)
         cls._save_steps = tuple((name, kind, key, users[i] if users is not None else None)
                                 for i, (name, kind, key) in enumerate(plan))
+        if plan == [("result", "result", 0)]:
+            cls._save_shortcut = "result"
+        elif plan == [("self", "input", 0)] and len(cls._input_names) == 1 and not cls._variadic:
+            cls._save_shortcut = "self"
+        else:
+            cls._save_shortcut = None
 
     # -- forward ------------------------------------------------------------------------------
     @classmethod
@@ -178,18 +186,12 @@ class Op(Node):
             return on_one_device(cls, inputs, params, exc)
         if _inplace_target.tensor is not None and inputs and inputs[0] is _inplace_target.tensor:
             return _inplace_target.write(cls, inputs, data, params)
-        return cls._wrap(inputs, data, params)
 
-    @classmethod
-    def _wrap(cls, inputs, data, params):
-        """Wrap the output array(s) in tensors and, when an input requires grad, record the node.
-
-        This runs for every op, so the common case (one output, not a view) is written out: the
-        output tensor is built in place (what ``Tensor._make`` does), one pass over the inputs finds
-        whether recording is needed and builds the edges at once (``gradient_edge`` inlined), and the
-        node's fields are set directly. Under ``no_grad``, or for non-float outputs, nothing is recorded.
-        """
-        if data.__class__ is tuple or cls.is_view:
+        # Wrap the output and, when an input requires grad, record the node. This runs for every op,
+        # so the common case (one output, not a view) is written out here: the output tensor is built
+        # in place (what ``Tensor._make`` does), the edges are found in one pass over the inputs
+        # (``gradient_edge`` inlined) and the node's fields are set directly (``Node.__init__``).
+        if cls.is_view or data.__class__ is tuple:
             return cls._wrap_general(inputs, data, params)
         if data.__class__ is not _CPU_ARRAY and isinstance(data, _NP_SCALAR):  # NumPy's 0-d results
             data = _np_asarray(data)
@@ -205,38 +207,61 @@ class Op(Node):
             out._is_inference = True
         if not state.grad_enabled:
             return out
-        edges = []
-        requires = False
-        for x in inputs:
+        if len(inputs) == 1:
+            x = inputs[0]
             if not isinstance(x, Tensor):
-                edges.append(_NO_EDGE)
-                continue
+                return out
             if x._base is not None and x._view_version != x._vc.value:
                 x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
             if x._grad_fn is not None:
-                edges.append((x._grad_fn, x._output_nr))
-                requires = True
+                edges = ((x._grad_fn, x._output_nr),)
             elif x._requires_grad:
-                edges.append((grad_accumulator(x), 0))
-                requires = True
+                edges = ((grad_accumulator(x), 0),)
             else:
-                edges.append(_NO_EDGE)
-        if requires and data.dtype.kind == "f":
-            node = _new_object(cls)  # Node.__init__, written out
-            node.next_functions = edges = tuple(edges)
-            node._output_meta = ((data.shape, data.dtype),)
-            node._sequence_nr = _next_sequence_nr()
-            node._extras = None
-            node._released = False
+                return out
+        else:
+            edges = []
+            requires = False
+            for x in inputs:
+                if not isinstance(x, Tensor):
+                    edges.append(_NO_EDGE)
+                    continue
+                if x._base is not None and x._view_version != x._vc.value:
+                    x.grad_fn  # noqa: B018
+                if x._grad_fn is not None:
+                    edges.append((x._grad_fn, x._output_nr))
+                    requires = True
+                elif x._requires_grad:
+                    edges.append((grad_accumulator(x), 0))
+                    requires = True
+                else:
+                    edges.append(_NO_EDGE)
+            if not requires:
+                return out
+            edges = tuple(edges)
+        if data.dtype.kind != "f":  # only floating results have gradients
+            return out
+        node = _new_object(cls)
+        node.next_functions = edges
+        node._output_meta = ((data.shape, data.dtype),)
+        node._sequence_nr = _next_sequence_nr()
+        node._extras = None
+        node._released = False
+        plan = cls._save_shortcut
+        if plan is None:
             node._saved = _save_needed(cls, edges, inputs, out, params) if cls._save_plan else ()
-            out._grad_fn = node
-            if _anomaly._state.enabled:
-                _anomaly.record_forward_trace(node)
+        elif plan == "result":
+            node._saved = (SavedTensor(out, True, "result"),)
+        else:  # "self": a one-input op saving its input, always read by the only derivative
+            node._saved = (SavedTensor(inputs[0], False, "self"),)
+        out._grad_fn = node
+        if _anomaly_in_use[0] and _anomaly._state.enabled:
+            _anomaly.record_forward_trace(node)
         return out
 
     @classmethod
     def _wrap_general(cls, inputs, data, params):
-        """``_wrap`` for ops with several outputs and for views (see ``_wrap``)."""
+        """The end of ``apply`` for ops with several outputs and for views."""
         multi = data.__class__ is tuple
         outputs = data if multi else (data,)
         requires = False
@@ -268,7 +293,7 @@ class Op(Node):
             node._saved = _save_needed(cls, node.next_functions, inputs, results[0], params)
             for t in results:
                 t._grad_fn = node
-            if _anomaly._state.enabled:
+            if _anomaly_in_use[0] and _anomaly._state.enabled:
                 _anomaly.record_forward_trace(node)
         return tuple(results) if multi else results[0]
 
@@ -374,34 +399,37 @@ class Op(Node):
                     values.append(s)
             if not same_dtype:  # PyTorch's promotion: the tensor derivatives, on the unpacked values
                 out = self._tensor_grads_of_arrays(g, values)
-            elif len(edges) == 1:
-                out = [None if edges[0][0] is None else type(self)._array_derivatives[0](g, *values)]
             else:
-                out = [None if child is None else d(g, *values)
-                       for d, (child, _) in zip(type(self)._array_derivatives, edges)]
-            for i, r in enumerate(out):
-                if r is not None:
-                    child, nr = edges[i]
-                    shape, dtype = child._output_meta[nr]
-                    if r.shape != shape or (r.dtype is not dtype and r.dtype != dtype):
-                        out[i] = conform_array(r, shape, dtype, self, i)
+                out = []
+                for d, (child, nr) in zip(type(self)._array_derivatives, edges):
+                    if child is None:
+                        out.append(None)
+                        continue
+                    r = d(g, *values)
+                    if r is not None:
+                        shape, dtype = child._output_meta[nr]
+                        if r.shape != shape or (r.dtype is not dtype and r.dtype != dtype):
+                            r = conform_array(r, shape, dtype, self, len(out))
+                    out.append(r)
         if not retain_graph and self._saved:
             for s in self._saved:
-                if s.__class__ is SavedTensor:
-                    s._tensor = s._data = s._packed = s._edge = None  # SavedTensor.release, written out
+                if s.__class__ is SavedTensor:  # SavedTensor.release, written out
+                    if s._unpack_hook is not None:
+                        s._packed = s._edge = None
+                    s._tensor = s._data = None
                     s._released = True
             self._released = True
         return out
 
     def _tensor_grads_of_arrays(self, g, values: list) -> list:
         """The tensor derivatives applied to a gradient array and unpacked saved arrays (where NumPy's
-        promotion of mixed dtypes would differ from PyTorch's); their results as arrays."""
+        promotion of mixed dtypes would differ from PyTorch's); their results as checked arrays."""
         grad = Tensor._make(g)
         saved = tuple(Tensor._make(v) if s.__class__ is SavedTensor else v for v, s in zip(values, self._saved))
         out = []
-        for d, (child, _) in zip(type(self)._derivatives, self.next_functions):
+        for i, (d, (child, nr)) in enumerate(zip(type(self)._derivatives, self.next_functions)):
             r = None if child is None else d(grad, *saved)
-            out.append(None if r is None else r._data)
+            out.append(None if r is None else conform_array(r._data, *child._output_meta[nr], self, i))
         return out
 
     def _present_saved(self, index: int, value):
