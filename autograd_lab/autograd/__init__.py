@@ -8,7 +8,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from . import function, functional, graph
+from .. import backend as _backend
+from . import engine, function, functional, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, backward_steps, run_to_end
 from .function import Function, FunctionCtx
@@ -22,6 +23,8 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
+_np = _backend.np
+
 __all__ = ["backward", "grad", "graph", "functional", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "BackwardStep", "backward_steps", "prepare_backward", "gradcheck", "gradgradcheck",
@@ -29,8 +32,7 @@ __all__ = ["backward", "grad", "graph", "functional", "no_grad", "enable_grad", 
 
 
 def _as_tuple(value, what: str) -> tuple:
-    from ..tensor import Tensor
-    if isinstance(value, Tensor):
+    if isinstance(value, engine._Tensor):
         return (value,)
     if value is None:
         return ()
@@ -41,8 +43,7 @@ def _as_tuple(value, what: str) -> tuple:
 
 def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = False) -> list:
     """The seed gradients: ones for scalar outputs when none are given, else checked user tensors."""
-    from ..creation import ones_like
-    from ..tensor import Tensor
+    Tensor = engine._Tensor
     if grad_outputs and len(grad_outputs) != len(outputs):
         raise RuntimeError(
             f"grad can be implicitly created only for scalar outputs: got {len(grad_outputs)} gradients for "
@@ -52,15 +53,20 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
-            if out.requires_grad and out.numel() != 1:
+            data = out._data
+            if data.size != 1 and out.requires_grad:
                 raise RuntimeError(
                     "grad can be implicitly created only for scalar outputs. "
                     f"[autograd_lab] output {i} has shape {tuple(out.shape)}; pass gradient= (a tensor of that "
                     "shape, e.g. al.ones_like(out)) or reduce it first (out.sum())."
                 )
-            if not out.is_floating_point():
+            if data.dtype.kind != "f":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
-            grads.append(ones_like(out))
+            if data.__class__ is _np.ndarray:  # (this runs for every loss.backward(): NumPy's ones directly)
+                grads.append(Tensor._make(_np.ones(data.shape, data.dtype) if data.ndim else _np.array(1, data.dtype)))
+            else:
+                from ..creation import ones_like
+                grads.append(ones_like(out))
             continue
         if not isinstance(g, Tensor):
             from ..creation import tensor as make_tensor

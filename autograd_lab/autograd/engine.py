@@ -179,8 +179,12 @@ def _validate(node, grad_inputs):
     return checked
 
 
-def _accumulate(leaf, grad, create_graph: bool, trace: bool):
-    """``leaf.grad += grad``, as PyTorch's AccumulateGrad does it; returns (before, after)."""
+def _accumulate(leaf, grad, create_graph: bool, trace: bool, fresh: bool = False):
+    """``leaf.grad += grad``, as PyTorch's AccumulateGrad does it; returns (before, after).
+
+    ``fresh``: ``grad`` is a tensor the engine just made around a gradient array (no history, no
+    version counter shared with anyone), so it may become ``.grad`` itself, without ``.data``.
+    """
     before = None
     old = leaf._grad
     if trace and old is not None:
@@ -196,7 +200,7 @@ def _accumulate(leaf, grad, create_graph: bool, trace: bool):
             leaf._grad_owned = True
             return before, leaf._grad
         else:
-            leaf._grad = grad.data  # .data: no history, a version counter of its own
+            leaf._grad = grad if fresh else grad.data  # .data: no history, a version counter of its own
         leaf._grad_owned = False  # may alias a buffer someone else holds: never write into it
     elif create_graph or old.requires_grad or grad.requires_grad:
         leaf._grad = old + grad
@@ -306,7 +310,7 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
             elif on_arrays and accumulate and node.__class__ is AccumulateGrad and _no_leaf_hooks(node):
                 step = None
                 if grads[0] is not None:
-                    _accumulate(node.variable, _Tensor._make(grads[0]), False, False)
+                    _accumulate(node.variable, _Tensor._make(grads[0]), False, False, fresh=True)
                 grad_inputs = ()
             else:
                 step = BackwardStep(index, node)

@@ -288,8 +288,12 @@ class Op(Node):
         else:
             results = [Tensor._make(data)]
         if requires:
-            node = cls.__new__(cls)
-            Node.__init__(node, edges, [(out.shape, out.dtype) for out in outputs])
+            node = _new_object(cls)  # Node.__init__, written out (as in apply)
+            node.next_functions = tuple(edges)
+            node._output_meta = tuple([(out.shape, out.dtype) for out in outputs])
+            node._sequence_nr = _next_sequence_nr()
+            node._extras = None
+            node._released = False
             node._saved = _save_needed(cls, node.next_functions, inputs, results[0], params)
             for t in results:
                 t._grad_fn = node
@@ -467,13 +471,18 @@ def _make_views(cls, src, outputs, params, multi):
         meta = "no_grad"
     else:
         meta = None
+    counter = src._vc
+    version = counter.value
+    chain = src._view_chain
+    inference = src._is_inference
     results = []
     for i, out in enumerate(outputs):
-        t = Tensor._make(out, output_nr=i, version_counter=src._vc)
-        t._is_inference = src._is_inference  # a view of a normal tensor stays normal in inference_mode
-        t._base = base
-        t._view_chain = src._view_chain + ((cls, params, i if multi else None),)
-        t._view_version = src._vc.value
+        t = Tensor._make(out, output_nr=i, version_counter=counter)
+        # (the view's own attributes live in its __dict__; one dict, set at once)
+        t.__dict__ = {"_base": base, "_view_chain": chain + ((cls, params, i if multi else None),),
+                      "_view_version": version}
+        if inference or _gm._state.inference:
+            t._is_inference = inference  # a view of a normal tensor stays normal in inference_mode
         if multi and meta is None:
             t._creation_meta = ("multi", i, cls.__name__)
         elif meta is not None:

@@ -76,6 +76,13 @@ def getitem(tensor: Tensor, key):
     """``tensor[key]`` (see the module doc)."""
     bare_slice = isinstance(key, slice)  # x[:] records a slice; x[(slice(None),)] is an alias, as in PyTorch
     key = key if isinstance(key, tuple) else (key,)
+    if len(key) <= tensor._data.ndim:  # the common case, ints and slices only, checked in one pass
+        for k in key:
+            if k.__class__ is not int and k.__class__ is not slice:
+                break
+        else:
+            _check_bounds(tensor, key)
+            return _basic(tensor, key, bare_slice)
     key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
     n_dims = sum(1 for k in key if k is not None and k is not Ellipsis and not (
         isinstance(k, Tensor) and k.dtype is backend.bool_))
@@ -96,10 +103,9 @@ def _basic(tensor: Tensor, key: tuple, bare_slice: bool = False) -> Tensor:
     out = tensor
     dim = 0
     applied = False
-    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
     for item in key:
         if item is Ellipsis:
-            dim += tensor.ndim - consumed
+            dim += tensor.ndim - sum(1 for k in key if k is not None and k is not Ellipsis)
         elif item is None:
             out = unsqueeze(out, dim)
             dim += 1

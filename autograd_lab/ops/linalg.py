@@ -98,6 +98,9 @@ class DotBackward0(Op):
 
 def mm(input, mat2):
     """Matrix product of two 2-D tensors."""
+    a, b = input._data, mat2._data  # (shapes read from the arrays: this runs for every layer)
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype == b.dtype:
+        return MmBackward0.apply(input, mat2)
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"mm: expected 2-D tensors, got {input.ndim}-D and {mat2.ndim}-D "
                            f"(shapes {list(input.shape)} and {list(mat2.shape)}); use matmul (@) for other dims")
@@ -154,7 +157,7 @@ def matmul(input, other):
     """Matrix product with NumPy/PyTorch semantics: 1-D operands are vectors, leading dims broadcast."""
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
-    a, b = input.ndim, other.ndim
+    a, b = input._data.ndim, other._data.ndim
     if a == 0 or b == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D")
     if a == 1 and b == 1:

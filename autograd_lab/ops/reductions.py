@@ -40,8 +40,20 @@ def _restore(grad: Tensor, sizes: tuple, dims: tuple, keepdim: bool) -> Tensor:
 
 
 def _broadcast(array, sizes):
-    """``expand`` for arrays: a read-only broadcast view, as ``ExpandBackward0`` makes."""
+    """``expand`` for arrays: a read-only broadcast view, as ``ExpandBackward0`` makes.
+
+    The gradient of a full reduction is a single value: a 0-d NumPy array is spread over ``sizes``
+    by the ndarray constructor with zero strides (the same view, without ``np.broadcast_to``'s
+    Python-level checks, which cost 4x more; this runs once per ``loss.backward()``).
+    """
+    if isinstance(array, backend.np.generic):  # (NumPy's 0-d results are scalars)
+        array = backend.np.asarray(array)
+    if array.__class__ is backend.np.ndarray and array.ndim == 0:
+        view = backend.np.ndarray(sizes, array.dtype, array, 0, (0,) * len(sizes))
+        view.flags.writeable = False
+        return view
     return backend.namespace_of(array).broadcast_to(array, sizes)
+
 
 
 def _asarray(xp, value, like):

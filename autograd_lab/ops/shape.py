@@ -112,7 +112,7 @@ class PermuteBackward0(Op):
     is_view = True
 
     def forward(xp, self, *, dims):
-        return xp.transpose(self, dims)
+        return self.transpose(dims)  # (the array method: NumPy's xp.transpose is a Python wrapper around it)
 
     def d_self(grad, dims):
         return grad.permute(_inverse(dims))
@@ -669,10 +669,18 @@ def _bind() -> None:
     )
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(lambda self: self.permute(tuple(range(self.ndim))[::-1]),
-                        doc="All dims reversed (a view).")
+    Tensor.T = property(_reversed_dims, doc="All dims reversed (a view).")
     Tensor.mT = property(lambda self: self.transpose(-2, -1), doc="The last two dims swapped (a view).")
     Tensor.__iter__ = lambda self: iter(_iter_rows(self))
+
+
+_REVERSED = {n: tuple(range(n))[::-1] for n in range(8)}  # .T's permutation, by ndim
+
+
+def _reversed_dims(tensor):
+    """``tensor.T``: all dims reversed (the dims are valid by construction, so no checks)."""
+    dims = _REVERSED.get(tensor._data.ndim)
+    return permute(tensor, tuple(range(tensor.ndim))[::-1]) if dims is None else PermuteBackward0.apply(tensor, dims=dims)
 
 
 def _iter_rows(tensor):
