@@ -21,6 +21,7 @@ from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 import autograd_lab as al
 from autograd_lab.autograd import engine
 from autograd_lab.autograd.graph import AccumulateGrad
+from autograd_lab.autograd.saved import SavedTensor
 from autograd_lab.ops._op import Op
 from autograd_lab.ops.nn import addmm
 from autograd_lab.ops.pointwise import rsub
@@ -347,3 +348,42 @@ def test_linear_weight_grad_has_the_weight_layout(batch_grad):
     assert layer.weight.grad.is_contiguous() and layer.weight.grad.stride() == layer.weight.stride()
     expected = np.ones((4, 3)).T @ x.detach().numpy()
     np.testing.assert_allclose(layer.weight.grad.numpy(), expected, rtol=1e-5)
+
+
+# -- the inline save plans of Op.apply -------------------------------------------------------------
+def _describe_saved(values):
+    """Saved values compared by what they hold: a SavedTensor by name, role and the array it keeps."""
+    out = []
+    for v in values:
+        if isinstance(v, SavedTensor):
+            array = v._data if v.is_output else v._tensor._data
+            out.append(("saved", v._name, v.is_output, id(array)))
+        else:
+            out.append(("value", v))
+    return out
+
+
+@pytest.mark.parametrize("case", [
+    "a * b", "a * c", "c * a", "a * 2.0", "a / b", "c / a", "a / 3.0", "a + b", "a.exp()", "a.log()",
+    "a.tanh()", "m @ w", "n @ w", "m @ v",
+])
+def test_inline_save_plans_keep_what_the_general_plan_keeps(case):
+    """``Op.apply`` saves the common plans (result, self, one parameter, two inputs) without
+    ``_save_needed``; what it keeps must be exactly what ``_save_needed`` would keep."""
+    from autograd_lab.ops._op import _save_needed
+    rng = np.random.default_rng(0)
+    a = al.tensor(rng.uniform(0.5, 1.5, 3), requires_grad=True)
+    b = al.tensor(rng.uniform(0.5, 1.5, 3), requires_grad=True)
+    c = al.tensor(rng.uniform(0.5, 1.5, 3))  # needs no gradient: only the other operand's is computed
+    m, w = al.tensor(rng.standard_normal((2, 3)), requires_grad=True), al.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    n, v = al.tensor(rng.standard_normal((2, 3))), al.tensor(rng.standard_normal((3, 4)))
+    out = eval(case, {}, dict(a=a, b=b, c=c, m=m, w=w, n=n, v=v))  # noqa: S307  (the cases above)
+    node = out.grad_fn
+    cls = type(node)
+    assert cls._save_shortcut is not None, f"{cls.__name__} takes the general plan: this case tests nothing"
+    inputs = {"a * b": (a, b), "a * c": (a, c), "c * a": (c, a), "a * 2.0": (a, 2.0), "a / b": (a, b),
+              "c / a": (c, a), "a / 3.0": (a, 3.0), "a + b": (a, b), "a.exp()": (a,), "a.log()": (a,),
+              "a.tanh()": (a,), "m @ w": (m, w), "n @ w": (n, w), "m @ v": (m, v)}[case]
+    params = {"alpha": 1} if cls.__name__ == "AddBackward0" else {}
+    general = _save_needed(cls, node.next_functions, inputs, out, params)
+    assert _describe_saved(node._saved) == _describe_saved(general)

@@ -105,7 +105,9 @@ class Op(Node):
     _array_derivatives: tuple | None = None  # one per input: d_* (array_safe) or a_*; None if any is missing
     _save_plan: tuple = ()
     _save_steps: tuple = ()  # _save_plan with, for each entry, the inputs whose gradient reads it
-    _save_shortcut: str | None = None  # "result" / "self": the two common plans, saved without _save_needed
+    _saves_tensors = False  # whether the plan may save a tensor (an input or the result)
+    _save_shortcut: str | None = None  # "result", "self", "param", "two_inputs": common plans, saved inline
+    _two_input_saves: tuple = ()  # for "two_inputs": (name, input index, mask of the edges that need it) twice
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -146,8 +148,18 @@ class Op(Node):
             cls._save_shortcut = "result"
         elif plan == [("self", "input", 0)] and len(cls._input_names) == 1 and not cls._variadic:
             cls._save_shortcut = "self"
+        elif len(plan) == 1 and plan[0][1] == "param":
+            cls._save_shortcut = "param"
+        elif (len(plan) == 2 and len(cls._input_names) == 2 and all(kind == "input" for _, kind, _ in plan)
+              and users is not None and None not in users):
+            # two inputs saved, each only if a gradient that reads it is computed (mul, div): as the
+            # bits of a mask over the edges, 1 for the first input's edge, 2 for the second's
+            cls._save_shortcut = "two_inputs"
+            cls._two_input_saves = tuple((name, key, sum(1 << i for i in needed_by))
+                                         for (name, _, key), needed_by in zip(plan, users))
         else:
             cls._save_shortcut = None
+        cls._saves_tensors = any(kind in ("input", "result") for _, kind, _ in plan)
 
     # -- forward ------------------------------------------------------------------------------
     @classmethod
@@ -252,8 +264,16 @@ class Op(Node):
             node._saved = _save_needed(cls, edges, inputs, out, params) if cls._save_plan else ()
         elif plan == "result":
             node._saved = (SavedTensor(out, True, "result"),)
-        else:  # "self": a one-input op saving its input, always read by the only derivative
+        elif plan == "self":  # a one-input op saving its input, always read by the only derivative
             node._saved = (SavedTensor(inputs[0], False, "self"),)
+        elif plan == "two_inputs":
+            present = (1 if edges[0][0] is not None else 0) | (2 if edges[1][0] is not None else 0)
+            (name0, key0, mask0), (name1, key1, mask1) = cls._two_input_saves
+            v0, v1 = inputs[key0], inputs[key1]
+            node._saved = (None if not mask0 & present else SavedTensor(v0, False, name0) if isinstance(v0, Tensor) else v0,
+                           None if not mask1 & present else SavedTensor(v1, False, name1) if isinstance(v1, Tensor) else v1)
+        else:  # "param": one keyword parameter (add's alpha)
+            node._saved = (params[cls._save_plan[0][2]],)
         out._grad_fn = node
         if _anomaly_in_use[0] and _anomaly._state.enabled:
             _anomaly.record_forward_trace(node)
@@ -388,9 +408,11 @@ class Op(Node):
             out = [None] * len(edges)
         else:
             saved = self._saved
-            values = []
             same_dtype = True
-            if saved:
+            if not type(self)._saves_tensors:  # only numbers and sizes: nothing to unpack
+                values = saved
+            else:
+                values = []
                 gdtype = g.dtype
                 for s in saved:
                     if s.__class__ is SavedTensor:
@@ -403,6 +425,14 @@ class Op(Node):
                     values.append(s)
             if not same_dtype:  # PyTorch's promotion: the tensor derivatives, on the unpacked values
                 out = self._tensor_grads_of_arrays(g, values)
+            elif len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None):  # one gradient to compute
+                child, nr = edges[0]  # (tensor op number: the number's edge is empty)
+                r = None if child is None else type(self)._array_derivatives[0](g, *values)
+                if r is not None:
+                    shape, dtype = child._output_meta[nr]
+                    if r.shape != shape or (r.dtype is not dtype and r.dtype != dtype):
+                        r = conform_array(r, shape, dtype, self, 0)
+                out = [r] if len(edges) == 1 else [r, None]
             else:
                 out = []
                 for d, (child, nr) in zip(type(self)._array_derivatives, edges):
@@ -416,12 +446,13 @@ class Op(Node):
                             r = conform_array(r, shape, dtype, self, len(out))
                     out.append(r)
         if not retain_graph and self._saved:
-            for s in self._saved:
-                if s.__class__ is SavedTensor:  # SavedTensor.release, written out
-                    if s._unpack_hook is not None:
-                        s._packed = s._edge = None
-                    s._tensor = s._data = None
-                    s._released = True
+            if type(self)._saves_tensors:
+                for s in self._saved:
+                    if s.__class__ is SavedTensor:  # SavedTensor.release, written out
+                        if s._unpack_hook is not None:
+                            s._packed = s._edge = None
+                        s._tensor = s._data = None
+                        s._released = True
             self._released = True
         return out
 

@@ -484,7 +484,11 @@ class CloneBackward0(Op):
 # -- front-end functions ------------------------------------------------------------------------
 def add(input, other, *, alpha=1):
     """``input + alpha * other``, broadcasting."""
-    return AddBackward0.apply(_operand(input, "add"), _operand(other, "add"), alpha=alpha)
+    if input.__class__ is not Tensor:  # (the common case, a tensor plus a tensor or a number, checks nothing)
+        input = _operand(input, "add")
+    if other.__class__ not in _OPERAND_TYPES:
+        other = _operand(other, "add")
+    return AddBackward0.apply(input, other, alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
@@ -503,7 +507,11 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other):
     """``input * other``, broadcasting."""
-    return MulBackward0.apply(_operand(input, "mul"), _operand(other, "mul"))
+    if input.__class__ is not Tensor:  # (as in add)
+        input = _operand(input, "mul")
+    if other.__class__ not in _OPERAND_TYPES:
+        other = _operand(other, "mul")
+    return MulBackward0.apply(input, other)
 
 
 def div(input, other, *, rounding_mode=None):
