@@ -499,6 +499,8 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         """Forward pre-hooks, ``forward``, forward hooks."""
+        if not self._forward_pre_hooks and not self._forward_hooks:  # no hooks (as PyTorch, decided on entry)
+            return self.forward(*args, **kwargs)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)

@@ -31,17 +31,23 @@ class SoftmaxBackward0(Op):
     def d_self(grad, dim, result):
         return result * (grad - (grad * result).sum(dim, keepdim=True))
 
+    def a_self(grad, dim, result):  # array form (backward without create_graph; see ops/_op.py)
+        return result * (grad - (grad * result).sum(axis=dim, keepdims=True))
+
 
 class LogSoftmaxBackward0(Op):
     """out = x - max - log(sum(exp(x - max))) along ``dim``"""
     saves = ("dim", "result")
 
     def forward(xp, self, *, dim):
-        shifted = self - xp.max(self, axis=dim, keepdims=True)
+        shifted = self - self.max(axis=dim, keepdims=True)
         return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
     def d_self(grad, dim, result):
         return grad - result.exp() * grad.sum(dim, keepdim=True)
+
+    def a_self(grad, dim, result):  # array form (backward without create_graph; see ops/_op.py)
+        return grad - backend.namespace_of(result).exp(result) * grad.sum(axis=dim, keepdims=True)
 
 
 def _softmax_dim(input: Tensor, dim, name: str) -> int:
@@ -140,6 +146,10 @@ class AddmmBackward0(Op):
 
     def forward(xp, self, mat1, mat2, *, beta, alpha):
         product = mat1 @ mat2
+        if (beta == 1 and alpha == 1 and self.__class__ is product.__class__ and self.dtype == product.dtype
+                and self.shape == product.shape[2 - self.ndim:]):
+            product += self  # a bias row (or a full matrix) of the product's dtype: added into the fresh product
+            return product
         return (self if beta == 1 else beta * self) + (product if alpha == 1 else alpha * product)
 
     def d_self(grad, alpha, beta, mat1, mat2):
@@ -178,7 +188,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, recorded as PyTorch records it (``AddmmBackward0``, or ``MmBackward0``)."""
-    if input.shape[-1:] != weight.shape[-1:] if input.ndim else True:
+    data, w = input._data, weight._data
+    if data.shape[-1:] != w.shape[-1:] if data.ndim else True:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_rows(input)}x{input.shape[-1] if input.ndim else 1} and "
             f"{weight.shape[-1]}x{weight.shape[0]}). [autograd_lab] linear: the input's last dim must equal "
@@ -186,7 +197,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is None:
         return input.matmul(weight.t())
-    if input.ndim == 2:
+    if data.ndim == 2:
+        if w.ndim == 2 and isinstance(bias, Tensor) and bias._data.dtype == data.dtype == w.dtype:
+            # (what addmm checks holds already: 2-D operands of matching sizes and one dtype)
+            return AddmmBackward0.apply(bias, input, weight.t(), beta=1, alpha=1)
         return addmm(bias, input, weight.t())
     rows = input.reshape(-1, input.shape[-1])
     return addmm(bias, rows, weight.t()).view(*input.shape[:-1], weight.shape[0])

@@ -40,40 +40,95 @@ def _constant(array) -> Tensor | None:
 
 # -- negative log likelihood -------------------------------------------------------------------
 def _nll_parts(xp, target, weight, ignore_index, dtype):
-    """The target with ignored entries made safe to index with, and each target's weight (0 if ignored)."""
+    """The target with ignored entries made safe to index with, each target's weight (0 if ignored), and
+    which targets are ignored.
+
+    Without class weights and with no target ignored (the common case) every weight is 1: that gives
+    ``(target, None, None)``, so that the callers skip the weighting instead of multiplying by ones.
+    """
     ignored = target == ignore_index
+    if weight is None:
+        if not ignored.any():
+            return target, None, None
+        return xp.where(ignored, 0, target), (~ignored).astype(dtype), ignored
     safe = xp.where(ignored, 0, target)
-    return safe, xp.where(ignored, 0, weight[safe]).astype(dtype)
+    return safe, xp.where(ignored, 0, weight[safe]).astype(dtype), ignored
+
+
+def _pick(xp, self, safe, class_dim):
+    """Each sample's entry of ``self`` at its target class."""
+    if self.ndim == 2:  # (N, C): one fancy index (take_along_axis costs several calls)
+        return self[xp.arange(self.shape[0]), safe]
+    return xp.squeeze(xp.take_along_axis(self, xp.expand_dims(safe, class_dim), axis=class_dim), class_dim)
+
+
+def _nll_scales(xp, target, weight, ignore_index, reduction, dtype):
+    """``(safe target, per-sample factor or None)``: d loss / d self[target] is ``-factor`` times the incoming
+    gradient (``None``: -1, or -1/N for 'mean'); 0 for ignored targets, as PyTorch's backward skips them
+    (also where 'mean' divides by a total weight of 0)."""
+    safe, weights, ignored = _nll_parts(xp, target, weight, ignore_index, dtype)
+    if weights is not None:
+        if reduction == "mean":
+            weights = weights / weights.sum()
+        if ignored.any():
+            weights = xp.where(ignored, 0, weights)
+    return safe, weights
 
 
 class NllLossBackward0(Op):
     """out = -weight[target] * self[target] per sample; 'mean' divides by the total weight"""
-    saves = ("ignore_index", "reduction", "target", "weight")
+    saves = ("ignore_index", "reduction", "self", "target", "weight")
 
     def forward(xp, self, *, target, weight, reduction, ignore_index):
         class_dim = 0 if self.ndim == 1 else 1
-        safe, weights = _nll_parts(xp, target, weight, ignore_index, self.dtype)
-        picked = xp.squeeze(xp.take_along_axis(self, xp.expand_dims(safe, class_dim), axis=class_dim), class_dim)
+        safe, weights, _ = _nll_parts(xp, target, weight, ignore_index, self.dtype)
+        picked = _pick(xp, self, safe, class_dim)
+        if weights is None:  # every weight 1: the losses are -picked, the total weight is their count
+            if reduction == "none":
+                return -picked
+            total = -picked.sum()  # (the same bits as summing the negated values: rounding is symmetric)
+            return xp.asarray(total / picked.size if reduction == "mean" else total, dtype=self.dtype)
         loss = xp.where(weights == 0, 0, -weights * picked).astype(self.dtype)  # ignored: 0 even if picked is inf
         if reduction == "none":
             return loss
         total = loss.sum()
         return xp.asarray(total / weights.sum() if reduction == "mean" else total, dtype=self.dtype)
 
-    def d_self(grad, ignore_index, reduction, target, weight):
+    def d_self(grad, ignore_index, reduction, self, target, weight):
         xp = backend.namespace_of(grad._data)
         dtype = grad._data.dtype
         class_dim = 0 if target.ndim == 0 else 1
-        safe, weights = _nll_parts(xp, target, weight, ignore_index, dtype)
-        if reduction == "mean":
-            weights = weights / weights.sum()
+        safe, weights = _nll_scales(xp, target, weight, ignore_index, reduction, dtype)
+        if weights is None:
+            weights = xp.ones(target.shape, dtype=dtype)
+            if reduction == "mean":
+                weights = weights / target.size
         classes = [1] * (target.ndim + 1)
-        classes[class_dim] = weight.shape[0]
-        one_hot = xp.expand_dims(safe, class_dim) == xp.arange(weight.shape[0]).reshape(classes)
+        classes[class_dim] = self.shape[class_dim]
+        one_hot = xp.expand_dims(safe, class_dim) == xp.arange(self.shape[class_dim]).reshape(classes)
         coefficients = -(one_hot * xp.expand_dims(weights, class_dim)).astype(dtype)
         if reduction == "none":
             grad = grad.unsqueeze(class_dim)
         return grad * Tensor._make(coefficients)
+
+    # array form (backward without create_graph; see ops/_op.py): the gradient written at each sample's
+    # target class into zeros, as PyTorch's nll_loss_backward does
+    def a_self(grad, ignore_index, reduction, self, target, weight):
+        xp = backend.namespace_of(grad)
+        dtype = grad.dtype
+        class_dim = 0 if target.ndim == 0 else 1
+        safe, weights = _nll_scales(xp, target, weight, ignore_index, reduction, dtype)
+        if weights is None:  # the same factor for every sample, -1 or -(1/N) in the gradient's dtype
+            values = grad * (dtype.type(-1) / target.size if reduction == "mean" and target.size else dtype.type(-1))
+        else:
+            values = grad * -weights
+        out = xp.zeros(self.shape, dtype=dtype)
+        if self.ndim == 2:
+            out[xp.arange(self.shape[0]), safe] = values
+        else:
+            xp.put_along_axis(out, xp.expand_dims(safe, class_dim), xp.expand_dims(values, class_dim) if values.ndim
+                              else values, axis=class_dim)
+        return out
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -87,25 +142,25 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     if target.is_floating_point():
         raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy_name[:-6]} [autograd_lab] "
                            "nll_loss: target holds class indices; convert it with target.long()")
-    expected = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.ndim != 1 else ()
-    if tuple(target.shape) != expected:
+    shape, data = input._data.shape, target._data
+    expected = shape[:1] + shape[2:] if len(shape) != 1 else ()
+    if data.shape != expected:
         if input.ndim >= 2 and target.ndim >= 1 and input.shape[0] != target.shape[0]:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                              f"({target.shape[0]}).")
         raise RuntimeError(f"nll_loss: expected target of shape {list(expected)} for input of shape "
                            f"{list(input.shape)}, got {list(target.shape)}")
-    classes = input.shape[0 if input.ndim == 1 else 1]
-    data = target._data
-    valid = data[data != ignore_index]
-    if valid.size and (valid.min() < 0 or valid.max() >= classes):
-        bad = int(valid.max() if valid.max() >= classes else valid.min())
-        raise IndexError(f"Target {bad} is out of bounds. [autograd_lab] nll_loss: targets must be class indices "
-                         f"in [0, {classes - 1}] (or ignore_index={ignore_index})")
+    classes = shape[0 if len(shape) == 1 else 1]
+    if data.size and (data.min() < 0 or data.max() >= classes):  # only then can a target be out of bounds
+        valid = data[data != ignore_index]
+        if valid.size and (valid.min() < 0 or valid.max() >= classes):
+            bad = int(valid.max() if valid.max() >= classes else valid.min())
+            raise IndexError(f"Target {bad} is out of bounds. [autograd_lab] nll_loss: targets must be class indices "
+                             f"in [0, {classes - 1}] (or ignore_index={ignore_index})")
     if weight is not None and tuple(weight.shape) != (classes,):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
                            f"got weight tensor of shape: {list(weight.shape)}")
-    xp = backend.namespace_of(input._data)
-    w = xp.ones(classes, dtype=input._data.dtype) if weight is None else weight._data  # ones: no class weighting
+    w = None if weight is None else weight._data  # None: no class weighting (_saved_weight reads None, as in PyTorch)
     if input.ndim <= 2:
         return NllLossBackward0.apply(input, target=data, weight=w, reduction=reduction, ignore_index=ignore_index)
     if input.ndim == 4:

@@ -33,26 +33,28 @@ class SGD(Optimizer):
         """The update on the raw arrays, in place (one temporary, ``lr * buf``, as hand-written NumPy has);
         version counters are bumped as ``buf.mul_(momentum).add_(g)`` and ``param.add_(buf, alpha=-lr)`` would."""
         lr, momentum, dampening, decay = group["lr"], group["momentum"], group["dampening"], group["weight_decay"]
+        maximize, nesterov, state = group["maximize"], group["nesterov"], self.state
         with no_grad():
             for param in _params_with_grad(group):
                 data = _writable_array(param, "add_")
-                grad = -param.grad._data if group["maximize"] else param.grad._data
+                grad = -param.grad._data if maximize else param.grad._data
                 if decay != 0:
                     grad = grad + decay * data
                 if momentum != 0:
-                    state = self.state[param]
-                    buf = state.get("momentum_buffer")
+                    param_state = state[param]
+                    buf = param_state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = Tensor._make(grad.copy())
+                        buf = param_state["momentum_buffer"] = Tensor._make(grad.copy())
                     else:
                         buf_data = _writable_array(buf, "mul_")
                         buf_data *= momentum
-                        buf._vc.bump("mul_")
+                        counter = buf._vc
+                        counter.bump("mul_")
                         if dampening == 0:
                             buf_data += grad
                         else:
                             buf_data += (1 - dampening) * grad
-                        buf._vc.bump("add_")
-                    grad = grad + momentum * buf._data if group["nesterov"] else buf._data
+                        counter.bump("add_")
+                    grad = grad + momentum * buf._data if nesterov else buf._data
                 data += -lr * grad
                 param._vc.bump("add_")
