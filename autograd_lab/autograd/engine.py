@@ -36,7 +36,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from ..backend import from_np, namespace_of
+from ..backend import from_np
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, gradient_edge
@@ -128,12 +128,17 @@ def _summed_dims(gshape, shape, node, index) -> tuple:
 def conform_array(data, shape, dtype, node, index):
     """A gradient array made to fit its input: summed down to ``shape`` if it was broadcast (the one
     place that undoes broadcasting), cast to ``dtype``. The array form of ``_validate``'s fixes."""
-    if data.shape != shape:
-        dims = _summed_dims(data.shape, shape, node, index)
-        if dims:
-            data = namespace_of(data).sum(data, axis=dims, keepdims=True)
-        if data.shape != shape:
-            data = data.reshape(shape)
+    gshape = data.shape
+    if gshape != shape:
+        lead = len(gshape) - len(shape)
+        if lead > 0 and gshape[lead:] == shape:  # broadcast over leading dims only (a bias): one sum
+            data = data.sum(axis=0 if lead == 1 else tuple(range(lead)))
+        else:
+            dims = _summed_dims(gshape, shape, node, index)
+            if dims:
+                data = data.sum(axis=dims, keepdims=True)
+            if data.shape != shape:
+                data = data.reshape(shape)
     if data.dtype != dtype:
         data = data.astype(dtype)
     return data

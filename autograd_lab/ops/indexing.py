@@ -66,7 +66,8 @@ def _check_bounds(tensor: Tensor, key: tuple) -> None:
             dim = tensor.ndim - sum(1 for k in after if k is not None)
             continue
         if isinstance(item, int) and not isinstance(item, bool):
-            size = tensor.shape[dim] if dim < tensor.ndim else 0
+            shape = tensor._data.shape
+            size = shape[dim] if dim < len(shape) else 0
             if not -size <= item < size:
                 raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
         dim += 1
@@ -111,7 +112,7 @@ def _basic(tensor: Tensor, key: tuple, bare_slice: bool = False) -> Tensor:
             dim += 1
             applied = True
         elif isinstance(item, slice):
-            size = out.shape[dim]
+            size = out._data.shape[dim]
             start, stop, step = item.indices(size)
             if step <= 0:
                 raise ValueError("step must be greater than zero")

@@ -638,10 +638,11 @@ def narrow(input, dim, start, length):
 
 def select(input, dim, index):
     """A view of slice ``index`` along ``dim`` (that dim disappears)."""
-    if input.ndim == 0:
+    shape = input._data.shape
+    if not shape:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = _wrap_dim(dim, input.ndim, "select")
-    size = input.shape[d]
+    d = _wrap_dim(dim, len(shape), "select")
+    size = shape[d]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
     return SelectBackward0.apply(input, dim=d, index=index + size if index < 0 else index)
