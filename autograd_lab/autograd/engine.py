@@ -301,7 +301,7 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                 grads = buffers.pop(node)
             else:
                 break
-            if on_arrays and node._extras is None and node.__class__._array_derivatives is not None:
+            if on_arrays and node._extras is None and node.__class__._runs_on_arrays:
                 step = None
                 grad_inputs = node._backward_on_arrays(grads, retain_graph)
             elif plain_ok and node._extras is None and node.__class__ is not AccumulateGrad:

@@ -80,6 +80,7 @@ class Node:
     saves: tuple[str, ...] = ()
     # Built-in ops with array derivatives run on gradient arrays (``Op._backward_on_arrays``).
     _array_derivatives = None
+    _runs_on_arrays = False
 
     def __init__(self, next_functions=(), output_meta=()) -> None:
         self.next_functions = tuple(next_functions)

@@ -21,9 +21,11 @@ their intermediate results in a Tensor is pure overhead. An op whose ``d_*`` use
 operators (``+ - * / **``, comparisons, ``&``), which mean the same on arrays as on tensors, sets
 ``array_safe = True``: ``_backward`` then runs the very same functions on the raw arrays (one
 Tensor per gradient, none in between). An op whose derivative needs tensor methods (``mm``,
-``expand``) may give an array twin ``a_<input>`` beside ``d_<input>``. The tensor form stays the
-definition (``create_graph`` uses it); ``tests/test_fast_paths.py`` checks for every op with an
-array form that both give the same values and dtypes.
+``expand``) may give an array twin ``a_<input>`` beside ``d_<input>``; an op written with one
+``backward`` may give ``a_backward`` (arrays in, arrays out). The tensor form stays the definition
+(``create_graph`` uses it); ``tests/test_fast_paths.py`` checks for every op with an array form that
+both give the same values and dtypes. In a ``backward()`` without ``create_graph`` the engine hands
+such nodes gradient arrays directly (``_backward_on_arrays``): no tensor is made between them.
 
 Names in ``saves`` are input names (saved as version-checked ``SavedTensor`` records), ``result``
 (the output, saved without a reference cycle), ``<input>_sym_sizes`` / ``<input>_sym_numel`` (an
@@ -103,6 +105,7 @@ class Op(Node):
     _variadic = False
     _derivatives: tuple | None = None
     _array_derivatives: tuple | None = None  # one per input: d_* (array_safe) or a_*; None if any is missing
+    _array_backward = None  # a_backward: the array form of an op written with one backward
     _save_plan: tuple = ()
     _save_steps: tuple = ()  # _save_plan with, for each entry, the inputs whose gradient reads it
     _saves_tensors = False  # whether the plan may save a tensor (an input or the result)
@@ -126,6 +129,9 @@ class Op(Node):
             array_forms = tuple(getattr(cls, "a_" + name, None) or (d if cls.array_safe else None)
                                 for name, d in zip(cls._input_names, cls._derivatives))
             cls._array_derivatives = array_forms if all(f is not None for f in array_forms) else None
+        elif "backward" in vars(cls):  # one backward for all inputs; its array form, if any, beside it
+            cls._array_backward = cls.a_backward if "a_backward" in vars(cls) else None
+        cls._runs_on_arrays = cls._array_derivatives is not None or cls._array_backward is not None
         plan = []
         for name in cls.saves:
             if name == "result":
@@ -402,6 +408,8 @@ class Op(Node):
         This runs once per node of every ``backward()``, so ``SavedTensor.unpack_data`` and
         ``release`` are written out for the common case (no hooks, not freed, version unchanged).
         """
+        if type(self)._array_derivatives is None:
+            return self._whole_backward_on_arrays(grads, retain_graph)
         g = grads[0]
         edges = self.next_functions
         if g is None:  # no gradient arrived: nothing to compute (as _compute does)
@@ -454,6 +462,40 @@ class Op(Node):
                         s._tensor = s._data = None
                         s._released = True
             self._released = True
+        return out
+
+    def _whole_backward_on_arrays(self, grads: list, retain_graph: bool) -> list:
+        """``_backward_on_arrays`` for an op written with one ``backward`` and its array form ``a_backward``
+        (which takes and returns arrays: the gradient, or a tuple of them for several outputs, with
+        ``None`` where none arrived). Mixed dtypes take the tensor ``backward``, as for ``d_*``."""
+        cls = type(self)
+        edges = self.next_functions
+        first = next((g for g in grads if g is not None), None)
+        if first is None and not getattr(cls, "runs_without_grads", False):
+            out = [None] * len(edges)
+        else:
+            values, same_dtype = self._saved_arrays(first.dtype) if self._saved else ([], True)
+            single = len(self._output_meta) == 1
+            if same_dtype:
+                result = cls._array_backward(grads[0] if single else tuple(grads), *values)
+            else:
+                wrapped = [None if g is None else Tensor._make(g) for g in grads]
+                saved = tuple(Tensor._make(v) if s.__class__ is SavedTensor else v for v, s in zip(values, self._saved))
+                result = cls.backward(wrapped[0] if single else tuple(wrapped), *saved)
+            result = result if isinstance(result, tuple) else (result,)
+            if len(result) != len(edges):
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients (expected "
+                                   f"{len(edges)}, got {len(result)})")
+            out = []
+            for i, (r, (child, nr)) in enumerate(zip(result, edges)):
+                if child is None or r is None:
+                    out.append(None)
+                    continue
+                if not same_dtype:
+                    r = r._data
+                out.append(conform_array(r, *child._output_meta[nr], self, i))
+        if not retain_graph and self._saved:
+            self._release_saved()
         return out
 
     def _tensor_grads_of_arrays(self, g, values: list) -> list:
