@@ -355,9 +355,9 @@ def _describe_saved(values):
     """Saved values compared by what they hold: a SavedTensor by name, role and the array it keeps."""
     out = []
     for v in values:
-        if isinstance(v, SavedTensor):
-            array = v._data if v.is_output else v._tensor._data
-            out.append(("saved", v._name, v.is_output, id(array)))
+        if isinstance(v, SavedTensor):  # every field the constructor sets (objects by identity)
+            out.append(("saved", v._name, v.is_output, id(v._tensor), id(v._data), id(v._version_counter),
+                        v.saved_version, v.output_nr, v._requires_grad, v._released, v._unpack_hook))
         else:
             out.append(("value", v))
     return out

@@ -374,3 +374,20 @@ def test_raw_saved_tensors_of_a_custom_function():
     assert [type(r).__name__ for r in theirs] == ["SavedTensor"] * 3 and theirs[2].data is None
     assert isinstance(ours[0], SavedTensor) and isinstance(ours[1], SavedTensor) and ours[2] is None  # None is kept as is
     assert [r.is_output for r in ours[:2]] == [False, True]
+
+
+@pytest.mark.parametrize("op", ["exp", "tanh", "sigmoid", "relu"])
+def test_double_backward_through_a_hooked_saved_output(op):
+    """A node's own output saved through hooks is unpacked attached to the node again, so a second
+    derivative flows through it (it used to be recorded as not requiring grad: the output is saved
+    before its grad_fn is set, and the second backward lost it)."""
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (al, torch):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+            y = getattr(x, op)()
+        (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        g.sum().backward()
+        grads.append(x.grad.detach().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)

@@ -62,7 +62,11 @@ _hooks_in_use = [0]  # saved_tensors_hooks contexts open in any thread (a cheap 
 
 
 class SavedTensor:
-    """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc."""
+    """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc.
+
+    ``Op.apply`` writes this constructor out for its commonest plans (a node's result, a one-input
+    op's input) when no hooks are in use; ``tests/test_fast_paths.py`` checks both set every field alike.
+    """
 
     __slots__ = ("_tensor", "_data", "_version_counter", "saved_version", "is_output", "output_nr",
                  "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge")
@@ -83,7 +87,8 @@ class SavedTensor:
         self._version_counter = counter
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
-        self._requires_grad = requires_grad = tensor._grad_fn is not None or tensor._requires_grad
+        # (a node's own output requires grad: it is saved before its grad_fn is set)
+        self._requires_grad = requires_grad = is_output or tensor._grad_fn is not None or tensor._requires_grad
         self._released = False
         self._unpack_hook = None  # (``_packed`` and ``_edge`` are set only with hooks, and read only then)
         if _hooks_in_use[0] and _hooks.stack:  # (a global count first: the thread-local is slower to read)

@@ -46,7 +46,7 @@ from ..autograd import graph as _graph
 from ..autograd.anomaly import _in_use as _anomaly_in_use
 from ..autograd.engine import conform_array
 from ..autograd.graph import Node, grad_accumulator
-from ..autograd.saved import SavedTensor
+from ..autograd.saved import SavedTensor, VersionCounter, _hooks_in_use
 from ..tensor import Tensor
 
 __all__ = ["Op", "OpError"]
@@ -198,7 +198,7 @@ class Op(Node):
                 first = next((a for a in arrays if hasattr(a, "dtype")), None)
             xp = _CPU_XP if first.__class__ is _CPU_ARRAY else backend.namespace_of(first)
         try:
-            data = cls.forward(xp, *arrays, **params)
+            data = cls.forward(xp, *arrays, **params) if params else cls.forward(xp, *arrays)
         except (ValueError, IndexError, TypeError) as exc:  # TypeError: e.g. CuPy given a NumPy array
             from ._devices import on_one_device  # (only on failure: 0-dim CPU tensors join, else the error)
             return on_one_device(cls, inputs, params, exc)
@@ -269,9 +269,41 @@ class Op(Node):
         if plan is None:
             node._saved = _save_needed(cls, edges, inputs, out, params) if cls._save_plan else ()
         elif plan == "result":
-            node._saved = (SavedTensor(out, True, "result"),)
+            if _hooks_in_use[0]:  # saved-tensor hooks somewhere: the full constructor
+                node._saved = (SavedTensor(out, True, "result"),)
+            else:  # SavedTensor(out, True, "result") for a brand-new output, written out (no call)
+                record = _new_object(SavedTensor)
+                record._name = "result"
+                record.is_output = True
+                record._version_counter = out._version_counter = VersionCounter()
+                record.saved_version = 0
+                record.output_nr = 0
+                record._requires_grad = True
+                record._released = False
+                record._unpack_hook = None
+                record._tensor = None
+                record._data = data
+                node._saved = (record,)
         elif plan == "self":  # a one-input op saving its input, always read by the only derivative
-            node._saved = (SavedTensor(inputs[0], False, "self"),)
+            x = inputs[0]
+            if _hooks_in_use[0] or x._is_inference:  # hooks, or the inference-tensor error: the constructor
+                node._saved = (SavedTensor(x, False, "self"),)
+            else:  # SavedTensor(x, False, "self"), written out (x requires grad: this op is being recorded)
+                record = _new_object(SavedTensor)
+                counter = x._version_counter
+                if counter is None:
+                    counter = x._version_counter = VersionCounter()
+                record._name = "self"
+                record.is_output = False
+                record._version_counter = counter
+                record.saved_version = counter.value
+                record.output_nr = x._output_nr
+                record._requires_grad = True
+                record._released = False
+                record._unpack_hook = None
+                record._tensor = x
+                record._data = None
+                node._saved = (record,)
         elif plan == "two_inputs":
             present = (1 if edges[0][0] is not None else 0) | (2 if edges[1][0] is not None else 0)
             (name0, key0, mask0), (name1, key1, mask1) = cls._two_input_saves

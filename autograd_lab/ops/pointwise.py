@@ -566,7 +566,7 @@ def floor_divide(input, other):
 
 def _unary(cls):
     def fn(input):
-        return cls.apply(input)
+        return cls.apply(input)  # (looked up per call: the legacy layer may wrap Op.apply later)
     fn.__name__ = cls.__name__.replace("Backward0", "").lower()
     fn.__doc__ = f"Elementwise {fn.__name__}; its node is ``{cls.__name__}``."
     return fn
