@@ -440,7 +440,9 @@ class Op(Node):
         This runs once per node of every ``backward()``, so ``SavedTensor.unpack_data`` and
         ``release`` are written out for the common case (no hooks, not freed, version unchanged).
         """
-        if type(self)._array_derivatives is None:
+        cls = self.__class__
+        derivatives = cls._array_derivatives
+        if derivatives is None:
             return self._whole_backward_on_arrays(grads, retain_graph)
         g = grads[0]
         edges = self.next_functions
@@ -449,7 +451,7 @@ class Op(Node):
         else:
             saved = self._saved
             same_dtype = True
-            if not type(self)._saves_tensors:  # only numbers and sizes: nothing to unpack
+            if not cls._saves_tensors:  # only numbers and sizes: nothing to unpack
                 values = saved
             else:
                 values = []
@@ -467,7 +469,7 @@ class Op(Node):
                 out = self._tensor_grads_of_arrays(g, values)
             elif len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None):  # one gradient to compute
                 child, nr = edges[0]  # (tensor op number: the number's edge is empty)
-                r = None if child is None else type(self)._array_derivatives[0](g, *values)
+                r = None if child is None else derivatives[0](g, *values)
                 if r is not None:
                     shape, dtype = child._output_meta[nr]
                     if r.shape != shape or (r.dtype is not dtype and r.dtype != dtype):
@@ -475,7 +477,7 @@ class Op(Node):
                 out = [r] if len(edges) == 1 else [r, None]
             else:
                 out = []
-                for d, (child, nr) in zip(type(self)._array_derivatives, edges):
+                for d, (child, nr) in zip(derivatives, edges):
                     if child is None:
                         out.append(None)
                         continue
@@ -486,7 +488,7 @@ class Op(Node):
                             r = conform_array(r, shape, dtype, self, len(out))
                     out.append(r)
         if not retain_graph and self._saved:
-            if type(self)._saves_tensors:
+            if cls._saves_tensors:
                 for s in self._saved:
                     if s.__class__ is SavedTensor:  # SavedTensor.release, written out
                         if s._unpack_hook is not None:
