@@ -452,3 +452,18 @@ def test_mm_shape_error_message(fn, sa, sb):
         fn(al, al.ones(sa), al.ones(sb))
     assert "mat1 and mat2 shapes cannot be multiplied" in str(ours.value)
     assert str(theirs.value) in str(ours.value)
+
+
+_FLOATING_UNARY = ["exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "reciprocal"]
+_EXACT_UNARY = ["abs", "neg", "sign", "floor", "ceil", "round", "trunc", "relu"]
+
+
+@pytest.mark.parametrize("name, values", [(n, [1, 2, 3]) for n in _FLOATING_UNARY + _EXACT_UNARY]
+                         + [(n, [True, False, True]) for n in _FLOATING_UNARY])
+def test_unary_ops_on_integer_tensors_give_torch_dtypes(name, values):
+    """Floating functions of integer (and bool) tensors give the default float dtype, as in PyTorch
+    (exp, tanh... used to give NumPy's float64, and sigmoid kept int64); the others keep the dtype."""
+    expected = getattr(torch.tensor(values), name)()
+    ours = getattr(al.tensor(values), name)()
+    assert str(ours.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.numpy().astype(np.float64), expected.numpy().astype(np.float64), rtol=1e-6)

@@ -214,6 +214,7 @@ class AbsBackward0(Op):
 
 
 class ExpBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("result",)
 
@@ -225,6 +226,7 @@ class ExpBackward0(Op):
 
 
 class LogBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("self",)
 
@@ -236,6 +238,7 @@ class LogBackward0(Op):
 
 
 class Log1PBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("self",)
 
@@ -247,6 +250,7 @@ class Log1PBackward0(Op):
 
 
 class SqrtBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("result",)
 
@@ -258,6 +262,7 @@ class SqrtBackward0(Op):
 
 
 class RsqrtBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("result",)
 
@@ -269,6 +274,7 @@ class RsqrtBackward0(Op):
 
 
 class SinBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     saves = ("self",)
 
     def forward(xp, self):
@@ -279,6 +285,7 @@ class SinBackward0(Op):
 
 
 class CosBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     saves = ("self",)
 
     def forward(xp, self):
@@ -289,6 +296,7 @@ class CosBackward0(Op):
 
 
 class TanBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("result",)
 
@@ -300,6 +308,7 @@ class TanBackward0(Op):
 
 
 class TanhBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("result",)
 
@@ -311,6 +320,7 @@ class TanhBackward0(Op):
 
 
 class SigmoidBackward0(Op):
+    promotes = "float"  # integer inputs give the default float dtype, as in PyTorch
     array_safe = True
     saves = ("result",)
 
