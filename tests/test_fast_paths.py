@@ -109,7 +109,67 @@ CASES = {
     "NllLoss2DBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(_image(a), _targets(a).reshape(-1, 1, 1)),
                                            lambda a, w: F.nll_loss(_image(a), _targets(a).reshape(-1, 1, 1), reduction="none",
                                                                    weight=w[0].detach().abs())]),
+    # reductions with an array form (a_self): over dims, the selecting ones (ties too: rounded values), var/std
+    "MeanBackward1": (SHAPED, "any", [lambda a: a.mean(0), lambda a: a.mean(-1, keepdim=True),
+                                      lambda a: a.mean(list(range(0, a.ndim, 2)))]),
+    "MaxBackward1": (UNARY, "any", [lambda a: a.max(), lambda a: a.round().max()]),
+    "MinBackward1": (UNARY, "any", [lambda a: a.min(), lambda a: a.round().min()]),
+    "MaxBackward0": (SHAPED, "any", [lambda a: a.max(0).values, lambda a: a.max(-1, keepdim=True).values]),
+    "MinBackward0": (SHAPED, "any", [lambda a: a.min(0).values, lambda a: a.min(-1, keepdim=True).values]),
+    "LogsumexpBackward0": (SHAPED, "any", [lambda a: a.logsumexp(0), lambda a: a.logsumexp(-1, keepdim=True)]),
+    "VarBackward0": (SHAPED, "any", [lambda a: _doubled(a).var(), lambda a: _doubled(a).var(0, keepdim=True),
+                                     lambda a: a.var(-1, correction=0)]),
+    "StdBackward0": (SHAPED, "any", [lambda a: _doubled(a).std(), lambda a: _doubled(a).std(0, keepdim=True),
+                                     lambda a: _doubled(a).std(0, unbiased=False)]),
+    # nn: gelu (exact and tanh), erf, embedding (options), the regression and binary losses (targets needing grad)
+    "GeluBackward0": (UNARY, "any", [lambda a: F.gelu(a), lambda a: F.gelu(a, approximate="tanh")]),
+    "ErfBackward0": (UNARY, "any", [lambda a: a.erf()]),
+    "EmbeddingBackward0": (MATRIX, "any", [lambda a, w: F.embedding(_targets(w.t()), w),
+                                           lambda a, w: F.embedding(_targets(w.t()).reshape(1, -1), w, padding_idx=0),
+                                           lambda a, w: F.embedding(_targets(w.t()), w, scale_grad_by_freq=True)]),
+    "MseLossBackward0": (MATRIX, "any", [lambda a, w: F.mse_loss(a, a * 0.5 + w[0]),
+                                         lambda a, w: F.mse_loss(a, w[0].expand_as(a), reduction="sum"),
+                                         lambda a, w: F.mse_loss(a, a.detach() * 2, reduction="none")]),
+    "BinaryCrossEntropyBackward0": (UNARY, "any", [
+        lambda a: F.binary_cross_entropy(a.sigmoid(), (a * 0.7).sigmoid()),
+        lambda a: F.binary_cross_entropy(a.sigmoid(), (a * 0.7).sigmoid().detach(), reduction="sum",
+                                         weight=al.tensor(2)),  # an integer weight: the gradient's dtype kept
+        lambda a: F.binary_cross_entropy(a.sigmoid(), (-a).sigmoid(), reduction="none",
+                                         weight=al.tensor(1.5, dtype=al.float64))]),
+    "BinaryCrossEntropyWithLogitsBackward0": (UNARY, "any", [
+        lambda a: F.binary_cross_entropy_with_logits(a, (a * 0.7).sigmoid()),
+        lambda a: F.binary_cross_entropy_with_logits(a, (a * 0.7).sigmoid(), pos_weight=al.tensor(3), reduction="sum"),
+        lambda a: F.binary_cross_entropy_with_logits(a, (-a).sigmoid(), weight=al.tensor(0.5), reduction="none",
+                                                     pos_weight=al.tensor(1.5, dtype=al.float64))]),
+    # linalg: batched, matrix-vector and vector-vector products
+    "BmmBackward0": (MATRIX, "any", [lambda a, w: a.unsqueeze(0).bmm(w.t().unsqueeze(0)),
+                                     lambda a, w: a.expand(2, *a.shape).bmm(w.detach().t().expand(2, *w.t().shape))]),
+    "MvBackward0": (MATRIX, "any", [lambda a, w: a.mv(w[0]), lambda a, w: a @ w[-1]]),
+    "DotBackward0": (MATRIX, "any", [lambda a, w: a[0].dot(w[0]), lambda a, w: a[-1] @ w[0].detach()]),
+    # pooling (the array form runs the backward op's kernel): an image made from the input, several geometries
+    "MaxPool2DWithIndicesBackward0": (UNARY, "any", [
+        lambda a: F.max_pool2d(_picture(a), 2), lambda a: F.max_pool2d(_picture(a), 3, stride=2, padding=1),
+        lambda a: F.max_pool2d(_picture(a), (2, 3), stride=1, dilation=2, ceil_mode=True),
+        lambda a: F.max_pool2d(_picture(a)[0], 3, stride=2, ceil_mode=True)]),
+    "AvgPool2DBackward0": (UNARY, "any", [
+        lambda a: F.avg_pool2d(_picture(a), 2), lambda a: F.avg_pool2d(_picture(a), 3, stride=2, padding=1),
+        lambda a: F.avg_pool2d(_picture(a), 3, stride=2, padding=1, count_include_pad=False, ceil_mode=True),
+        lambda a: F.avg_pool2d(_picture(a), (2, 3), stride=(1, 2), divisor_override=4)]),
+    "AdaptiveAvgPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_avg_pool2d(_picture(a), (3, 2)),
+                                                  lambda a: F.adaptive_avg_pool2d(_picture(a)[0], 4)]),
 }
+
+def _doubled(a):
+    """``a`` and a different copy of it stacked along dim 0: every reduction over dim 0 has two values."""
+    return al.cat([a, a * 0.5 - 1])
+
+
+_PICTURE = np.random.default_rng(5).standard_normal((2, 3, 7, 6))
+
+
+def _picture(a):
+    """A (2, 3, 7, 6) image that depends on every element of ``a`` (pooling needs 4-D inputs)."""
+    return a.sum() * al.tensor(_PICTURE, dtype=a.dtype) + al.tensor(_PICTURE ** 2, dtype=a.dtype)
 
 
 def _targets(a):
@@ -387,3 +447,138 @@ def test_inline_save_plans_keep_what_the_general_plan_keeps(case):
     params = {"alpha": 1} if cls.__name__ == "AddBackward0" else {}
     general = _save_needed(cls, node.next_functions, inputs, out, params)
     assert _describe_saved(node._saved) == _describe_saved(general)
+
+
+# -- ops written with one backward and its array form, a_backward -----------------------------------------
+def _conv_node(x_shape, w_shape, *, bias=True, x_grad=True, w_grad=True, **kwargs):
+    def build(rng, dtype):
+        x = al.tensor(rng.standard_normal(x_shape), dtype=dtype, requires_grad=x_grad)
+        w = al.tensor(rng.standard_normal(w_shape), dtype=dtype, requires_grad=w_grad)
+        b = al.tensor(rng.standard_normal(w_shape[0]), dtype=dtype, requires_grad=True) if bias else None
+        out = F.conv2d(x, w, b, **kwargs)
+        return out.grad_fn if len(x_shape) == 4 else out.grad_fn.next_functions[0][0]  # (unbatched: under a squeeze)
+    return build
+
+
+def _batch_norm_node(x_shape, *, training=True, affine=True, x_grad=True, stats_dtype=None):
+    def build(rng, dtype):
+        channels = x_shape[1]
+        x = al.tensor(rng.standard_normal(x_shape) * 2 + 0.5, dtype=dtype, requires_grad=x_grad)
+        w = al.tensor(rng.uniform(0.5, 1.5, channels), dtype=dtype, requires_grad=True) if affine else None
+        b = al.tensor(rng.standard_normal(channels), dtype=dtype, requires_grad=True) if affine else None
+        stats = stats_dtype or dtype
+        mean = al.tensor(rng.standard_normal(channels), dtype=stats)
+        var = al.tensor(rng.uniform(0.5, 2.0, channels), dtype=stats)
+        return F.batch_norm(x, mean, var, w, b, training=training).grad_fn
+    return build
+
+
+# op class -> builders of its node, ``build(rng, dtype)``
+WHOLE_CASES = {
+    "ConvolutionBackward0": [
+        _conv_node((2, 3, 7, 6), (4, 3, 3, 3)),
+        _conv_node((2, 3, 7, 6), (4, 3, 3, 3), x_grad=False, stride=2, padding=1),  # a first layer: no input gradient
+        _conv_node((2, 6, 9, 8), (6, 2, 2, 3), bias=False, w_grad=False, dilation=2, padding=(1, 2), groups=3),
+        _conv_node((1, 4, 8, 8), (6, 2, 3, 2), groups=2, dilation=(1, 2), padding="same"),
+        _conv_node((2, 4, 9, 7), (8, 2, 3, 3), groups=2, stride=(2, 3), padding=(0, 1)),
+        _conv_node((3, 5, 5), (2, 3, 1, 1)),  # unbatched, a 1x1 kernel
+    ],
+    "NativeBatchNormBackward0": [
+        _batch_norm_node((4, 3, 5, 2)),
+        _batch_norm_node((6, 4), affine=False),
+        _batch_norm_node((3, 2, 4), training=False),
+        _batch_norm_node((4, 3, 2, 2), training=False, affine=False),
+        _batch_norm_node((4, 3, 5, 2), x_grad=False),
+        _batch_norm_node((4, 3, 5), training=False, stats_dtype=al.float64),  # running stats of another dtype
+    ],
+}
+
+
+def test_every_op_with_an_array_backward_is_checked():
+    with_array_backward = {cls.__name__ for cls in _all_ops()
+                           if cls._array_backward is not None and not cls.__name__.startswith("_")}
+    assert with_array_backward == set(WHOLE_CASES)
+
+
+def _assert_same(a, t, rtol, where):
+    assert a.dtype == t.dtype, (where, a.dtype, t.dtype)
+    assert a.shape == t.shape, (where, a.shape, t.shape)
+    np.testing.assert_allclose(a, t, rtol=rtol, atol=rtol, err_msg=str(where))
+
+
+@pytest.mark.parametrize("dtype", [al.float64, al.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize("name, index", [(name, i) for name, builders in WHOLE_CASES.items() for i in range(len(builders))])
+def test_array_and_tensor_backward_agree(name, index, dtype):
+    rng = np.random.default_rng(index)
+    node = WHOLE_CASES[name][index](rng, dtype)
+    assert type(node).__name__ == name
+    g = rng.standard_normal(node._output_meta[0][0]).astype(dtype.np_dtype)
+    with al.no_grad():
+        by_arrays = node._whole_backward_on_arrays([g], retain_graph=True)
+        by_tensors = node._backward((al.tensor(g),))
+        saved = [s.unpack_data(node) if isinstance(s, SavedTensor) else s for s in node._saved]
+    rtol = 1e-12 if dtype is al.float64 else 1e-5
+    edges = node.next_functions
+    assert len(by_arrays) == len(by_tensors) == len(edges)
+    for i, ((child, nr), a, t) in enumerate(zip(edges, by_arrays, by_tensors)):
+        if child is None:
+            assert a is None
+            continue
+        assert a is not None and t is not None
+        expected = engine.conform_array(t.numpy(), *child._output_meta[nr], node, i)  # as the engine passes it on
+        _assert_same(a, expected, rtol, (name, i))
+    # with the mask of the gradients needed, only those are computed, with the same values
+    mask = tuple(child is not None for child, _ in edges)
+    masked = type(node)._array_backward(g, *saved, output_mask=mask)
+    for i, (needed, m, a, (child, nr)) in enumerate(zip(mask, masked, by_arrays, edges)):
+        assert (m is None) == (not needed or a is None)
+        if m is not None:
+            _assert_same(engine.conform_array(m, *child._output_meta[nr], node, i), a, 0, ("masked", name, i))
+
+
+def _small_cnn(seed):
+    al.manual_seed(seed)
+    nn = al.nn
+    return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(4, 6, 3, stride=2, groups=2), nn.GELU(), nn.AvgPool2d(2, ceil_mode=True),
+                         nn.AdaptiveAvgPool2d((2, 1)), nn.Flatten(), nn.Linear(12, 3))
+
+
+def test_a_cnn_trains_to_the_same_bits_with_and_without_array_forms(monkeypatch):
+    """``backward()`` through every array form of a small CNN gives exactly the gradients of the tensor forms."""
+    rng = np.random.default_rng(0)
+    x = al.tensor(rng.standard_normal((5, 2, 10, 10)), dtype=al.float32)
+    target = al.tensor(rng.integers(0, 3, 5))
+
+    def gradients():
+        model = _small_cnn(3)
+        F.cross_entropy(model(x), target).backward()
+        return [p.grad.numpy().copy() for p in model.parameters()]
+
+    fast = gradients()
+    names = ("ConvolutionBackward0", "NativeBatchNormBackward0", "MaxPool2DWithIndicesBackward0", "GeluBackward0",
+             "AvgPool2DBackward0", "AdaptiveAvgPool2DBackward0")
+    classes = [cls for cls in _all_ops() if cls.__name__ in names]
+    assert len(classes) == len(names) and all(cls._runs_on_arrays for cls in classes)
+    for cls in classes:
+        monkeypatch.setattr(cls, "_runs_on_arrays", False)
+    slow = gradients()
+    for a, b in zip(fast, slow):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_whole_backward_through_saved_values_of_another_dtype_keeps_every_gradient():
+    """Saved values unpacked in another dtype send an a_backward op to its tensor backward; the
+    unpacked tensors must answer requires_grad as the saved ones did (convolution's backward asks
+    it to know which gradients to compute: they were lost when it read False)."""
+    al.manual_seed(0)
+    x = al.randn(1, 1, 5, 5, requires_grad=True)
+    w = al.randn(2, 1, 3, 3, requires_grad=True)
+    with al.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t.double()):
+        F.conv2d(x, w).sum().backward()
+    gx, gw = x.grad, w.grad
+    x.grad = w.grad = None
+    F.conv2d(x, w).sum().backward()
+    assert gx is not None and gw is not None and gx.dtype is al.float32
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(gw.numpy(), w.grad.numpy(), rtol=1e-5)

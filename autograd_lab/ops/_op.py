@@ -106,6 +106,7 @@ class Op(Node):
     _derivatives: tuple | None = None
     _array_derivatives: tuple | None = None  # one per input: d_* (array_safe) or a_*; None if any is missing
     _array_backward = None  # a_backward: the array form of an op written with one backward
+    _array_backward_masked = False  # whether a_backward takes output_mask (the inputs that need a gradient)
     _save_plan: tuple = ()
     _save_steps: tuple = ()  # _save_plan with, for each entry, the inputs whose gradient reads it
     _saves_tensors = False  # whether the plan may save a tensor (an input or the result)
@@ -131,6 +132,10 @@ class Op(Node):
             cls._array_derivatives = array_forms if all(f is not None for f in array_forms) else None
         elif "backward" in vars(cls):  # one backward for all inputs; its array form, if any, beside it
             cls._array_backward = cls.a_backward if "a_backward" in vars(cls) else None
+            # an a_backward with an ``output_mask`` parameter is told which inputs need a gradient (PyTorch's
+            # grad_input_mask), so that it skips the others (a first convolution's input gradient)
+            cls._array_backward_masked = (cls._array_backward is not None
+                                          and "output_mask" in inspect.signature(cls._array_backward).parameters)
         cls._runs_on_arrays = cls._array_derivatives is not None or cls._array_backward is not None
         plan = []
         for name in cls.saves:
@@ -183,8 +188,9 @@ class Op(Node):
                 arrays = _promote(cls, inputs, arrays)
         elif len(inputs) == 1:
             a = inputs[0]
-            arrays = (a._data if isinstance(a, Tensor) else a,)
-            if cls.promotes:
+            a = a._data if isinstance(a, Tensor) else a
+            arrays = (a,)
+            if cls.promotes and not (a.__class__ is _CPU_ARRAY and a.dtype.kind == "f"):  # (floats stay as they are)
                 arrays = _promote(cls, inputs, arrays)
         else:
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
@@ -511,10 +517,15 @@ class Op(Node):
             values, same_dtype = self._saved_arrays(first.dtype) if self._saved else ([], True)
             single = len(self._output_meta) == 1
             if same_dtype:
-                result = cls._array_backward(grads[0] if single else tuple(grads), *values)
-            else:
+                if cls._array_backward_masked:
+                    result = cls._array_backward(grads[0] if single else tuple(grads), *values,
+                                                 output_mask=tuple(child is not None for child, _ in edges))
+                else:
+                    result = cls._array_backward(grads[0] if single else tuple(grads), *values)
+            else:  # (the unpacked tensors answer requires_grad as the saved ones did: a backward may ask it)
                 wrapped = [None if g is None else Tensor._make(g) for g in grads]
-                saved = tuple(Tensor._make(v) if s.__class__ is SavedTensor else v for v, s in zip(values, self._saved))
+                saved = tuple(Tensor._make(v, requires_grad=s._requires_grad) if s.__class__ is SavedTensor else v
+                              for v, s in zip(values, self._saved))
                 result = cls.backward(wrapped[0] if single else tuple(wrapped), *saved)
             result = result if isinstance(result, tuple) else (result,)
             if len(result) != len(edges):

@@ -67,6 +67,13 @@ class BmmBackward0(Op):
     def d_mat2(grad, mat2, self):
         return self.transpose(1, 2).bmm(grad)
 
+    # array forms (ops/_op.py): the products bmm computes on the transposed views
+    def a_self(grad, mat2, self):
+        return grad @ mat2.swapaxes(1, 2)
+
+    def a_mat2(grad, mat2, self):
+        return self.swapaxes(1, 2) @ grad
+
 
 class MvBackward0(Op):
     """out = self @ vec (2-D by 1-D)"""
@@ -81,9 +88,17 @@ class MvBackward0(Op):
     def d_vec(grad, self, vec):
         return self.t().mv(grad)
 
+    # array forms (ops/_op.py): unsqueeze is a new axis, mv the product with the transpose
+    def a_self(grad, self, vec):
+        return grad[:, None] * vec
+
+    def a_vec(grad, self, vec):
+        return self.T @ grad
+
 
 class DotBackward0(Op):
     """out = sum(self * tensor) (1-D by 1-D)"""
+    array_safe = True  # the gradient times the other vector, on arrays too
     saves = ("self", "tensor")
 
     def forward(xp, self, tensor):

@@ -86,8 +86,8 @@ _np_erf = backend.np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; math.erf is
 
 
 def _erf(xp, array):
-    if xp is backend.np:
-        return _np_erf(array).astype(array.dtype)
+    if xp is backend.np:  # (asarray: on a 0-d array the ufunc gives a Python float)
+        return xp.asarray(_np_erf(array), dtype=array.dtype)
     erf = getattr(xp, "erf", None)  # a namespace may have its own; CuPy's lives in cupyx
     if erf is None:
         from cupyx.scipy.special import erf  # CuPy arrays: the GPU's erf
@@ -103,6 +103,9 @@ class ErfBackward0(Op):
 
     def d_self(grad, self):
         return grad * (2 / math.sqrt(math.pi)) * (-self * self).exp()
+
+    def a_self(grad, self):  # array form (ops/_op.py): the same NumPy calls, in the same order
+        return grad * (2 / math.sqrt(math.pi)) * backend.namespace_of(self).exp(-self * self)
 
 
 def erf(input: Tensor) -> Tensor:
@@ -129,6 +132,16 @@ class GeluBackward0(Op):
             return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * inner)
         cdf = 0.5 * (1 + erf(self / math.sqrt(2)))
         pdf = (-0.5 * self * self).exp() / math.sqrt(2 * math.pi)
+        return grad * (cdf + self * pdf)
+
+    def a_self(grad, approximate, self):  # array form (ops/_op.py): d_self's expressions on the arrays
+        xp = backend.namespace_of(self)
+        if approximate == "tanh":
+            t = xp.tanh(_SQRT_2_OVER_PI * (self + 0.044715 * self ** 3))
+            inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
+            return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * inner)
+        cdf = 0.5 * (1 + _erf(xp, self / math.sqrt(2)))
+        pdf = xp.exp(-0.5 * self * self) / math.sqrt(2 * math.pi)
         return grad * (cdf + self * pdf)
 
 
@@ -245,6 +258,10 @@ class EmbeddingBackward0(Op):
         return EmbeddingDenseBackwardBackward0.apply(grad, indices=indices, num_weights=weight_sym_sizes[0],
                                                      padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
+    def a_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_sizes):  # array form: the same kernel
+        return _embedding_grad(backend.namespace_of(grad), grad, indices, weight_sym_sizes[0], padding_idx,
+                               scale_grad_by_freq)
+
 
 def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype):
     """What each index's gradient is multiplied by: 0 at padding_idx, 1/count with scale_grad_by_freq."""
@@ -256,15 +273,21 @@ def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype)
     return scale[..., None]
 
 
+def _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """zeros(num_weights, dim) with each gradient row (scaled by ``_row_scale``) added at its index."""
+    if scale_grad_by_freq or padding_idx is not None:
+        grad = grad * _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
+    out = xp.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)  # (every scale 1: the rows as they are)
+    xp.add.at(out, indices.reshape(-1), grad.reshape(-1, grad.shape[-1]))  # repeated indices accumulate
+    return out
+
+
 class EmbeddingDenseBackwardBackward0(Op):
     """out = zeros(num_weights, dim) with each gradient row added at its index (repeats accumulate)"""
     saves = ("indices", "padding_idx", "scale_grad_by_freq")
 
     def forward(xp, grad, *, indices, num_weights, padding_idx, scale_grad_by_freq):
-        rows = grad * _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
-        out = xp.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
-        xp.add.at(out, indices.reshape(-1), rows.reshape(-1, grad.shape[-1]))
-        return out
+        return _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_freq)
 
     def d_grad(grad, indices, padding_idx, scale_grad_by_freq):
         xp = backend.namespace_of(grad._data)
@@ -343,6 +366,35 @@ class NativeBatchNormBackward0(Op):
                 grad_input = grad * scale
         grad_weight = (grad * normalized).sum(dims) if weight is not None else None
         return grad_input, grad_weight, grad.sum(dims)
+
+    def a_backward(grad, eps, input, running_mean, running_var, training, weight, *, output_mask=None):
+        """The array form: ``backward``'s NumPy calls on the arrays (the mean, variance and sums MeanBackward1,
+        VarBackward0, SumBackward1 make). Without ``output_mask`` the input's gradient is always computed
+        (arrays do not carry ``requires_grad``; the engine drops it where the input needs none)."""
+        xp = backend.namespace_of(grad)
+        dims = (0,) + tuple(range(2, input.ndim))
+        shape = (1, -1) + (1,) * (input.ndim - 2)
+        need_input, need_weight, need_bias = output_mask or (True, True, True)
+        if training:  # (with keepdims, NumPy's mean and var give arrays of the input's dtype)
+            mean = xp.mean(input, axis=dims, keepdims=True)
+            invstd = 1 / xp.sqrt(xp.var(input, axis=dims, ddof=0, keepdims=True) + eps)
+        else:
+            mean = running_mean.reshape(shape)
+            invstd = (1 / xp.sqrt(running_var + eps)).reshape(mean.shape).astype(input.dtype)
+        normalized = (input - mean) * invstd
+        need_weight = need_weight and weight is not None
+        scaled = grad * normalized if need_weight or (need_input and training) else None
+        grad_input = grad_weight = None
+        if need_input:
+            scale = invstd if weight is None else invstd * weight.reshape(shape)
+            if training:
+                centred = grad - xp.mean(grad, axis=dims, keepdims=True)
+                grad_input = scale * (centred - normalized * xp.mean(scaled, axis=dims, keepdims=True))
+            else:
+                grad_input = grad * scale
+        if need_weight:
+            grad_weight = xp.sum(scaled, axis=dims)
+        return grad_input, grad_weight, xp.sum(grad, axis=dims) if need_bias else None
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,

@@ -8,7 +8,10 @@ Python loop over positions: ``as_strided`` gives an (N, C, kH, kW, oH, oW) view,
 
 Each op's derivative is again an op of this file, in pairs named as in PyTorch: the gradient of a
 convolution is ``ConvolutionBackwardBackward0`` (a linear map of the output gradient), whose own
-derivatives are convolutions again, so gradients of gradients work to any order.
+derivatives are convolutions again, so gradients of gradients work to any order. Each op also has the
+array form of its derivative (``a_backward`` / ``a_self``, see ``ops/_op.py``): the same kernels that
+its backward op's forward runs, called on the gradient array, for a ``backward()`` without
+``create_graph``.
 """
 
 from __future__ import annotations
@@ -123,6 +126,21 @@ class ConvolutionBackward0(Op):
         grad_input = next(grads) if mask[0] else None
         grad_weight = next(grads) if mask[1] else None
         grad_bias = grad.sum((0, 2, 3)) if bias_sym_sizes_opt is not None else None
+        return grad_input, grad_weight, grad_bias
+
+    def a_backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, groups, *, output_mask=None):
+        """The array form: ConvolutionBackwardBackward0's kernels on the arrays. ``output_mask`` (which of
+        input, weight, bias need a gradient) skips the others; without it both products are computed (the
+        tensor form asks ``requires_grad``, which arrays do not carry; the engine drops unneeded ones)."""
+        xp = backend.namespace_of(grad)
+        need_input, need_weight, need_bias = output_mask or (True, True, True)
+        grad_input = grad_weight = grad_bias = None
+        if need_input:
+            grad_input = _conv_input_grad(xp, grad, weight, input.shape, stride, padding, dilation, groups)
+        if need_weight:
+            grad_weight = _conv_weight_grad(xp, input, grad, weight.shape, stride, padding, dilation, groups)
+        if need_bias and bias_sym_sizes_opt is not None:
+            grad_bias = grad.sum(axis=(0, 2, 3))
         return grad_input, grad_weight, grad_bias
 
 
@@ -267,18 +285,26 @@ class MaxPool2DWithIndicesBackward0(Op):
     def d_self(grad, indices, self_sym_sizes):
         return MaxPool2DWithIndicesBackwardBackward0.apply(grad, indices=indices, self_sym_sizes=self_sym_sizes)
 
+    def a_self(grad, indices, self_sym_sizes):  # array form (ops/_op.py): the backward op's kernel
+        return _max_pool_grad(backend.namespace_of(grad), grad, indices, self_sym_sizes)
+
+
+def _max_pool_grad(xp, grad, indices, sizes):
+    """Zeros shaped like the pooled input (``sizes``), with ``grad`` added at the maxima' ``indices``."""
+    n, c = sizes[:2]
+    out = xp.zeros((n, c, sizes[2] * sizes[3]), dtype=grad.dtype)
+    rows = xp.arange(n).reshape(n, 1, 1)
+    channels = xp.arange(c).reshape(1, c, 1)
+    xp.add.at(out, (rows, channels, _flat(indices, n, c)), _flat(grad, n, c))  # overlapping windows accumulate
+    return out.reshape(sizes)
+
 
 class MaxPool2DWithIndicesBackwardBackward0(Op):
     """out = zeros shaped like the pooled input, with ``grad`` added at the positions of the maxima"""
     saves = ("indices",)
 
     def forward(xp, grad, *, indices, self_sym_sizes):
-        n, c = self_sym_sizes[:2]
-        out = xp.zeros((n, c, self_sym_sizes[2] * self_sym_sizes[3]), dtype=grad.dtype)
-        rows = xp.arange(n).reshape(n, 1, 1)
-        channels = xp.arange(c).reshape(1, c, 1)
-        xp.add.at(out, (rows, channels, _flat(indices, n, c)), _flat(grad, n, c))  # overlapping windows accumulate
-        return out.reshape(self_sym_sizes)
+        return _max_pool_grad(xp, grad, indices, self_sym_sizes)
 
     def d_grad(grad, indices):
         return MaxPool2DWithIndicesBackward0.apply(grad, indices=indices)
@@ -344,6 +370,21 @@ class AvgPool2DBackward0(Op):
             grad, kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
             count_include_pad=count_include_pad, divisor_override=divisor_override, self_sym_sizes=self_sym_sizes)
 
+    def a_self(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self_sym_sizes, stride):
+        return _avg_pool_grad(backend.namespace_of(grad), grad, kernel_size, stride, padding, ceil_mode,
+                              count_include_pad, divisor_override, self_sym_sizes)  # array form: the same kernel
+
+
+def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, sizes):
+    """Each window's gradient, divided by its divisor, spread evenly over the window (an input of ``sizes``)."""
+    size = sizes[2:]
+    out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
+    divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
+                           grad.dtype)
+    share = grad / divisor
+    cols = xp.broadcast_to(share[:, :, None, None], share.shape[:2] + tuple(kernel_size) + tuple(out))
+    return _col2im(xp, cols, size, kernel_size, stride, (1, 1), pads)
+
 
 class AvgPool2DBackwardBackward0(Op):
     """out = each window's gradient, divided by its divisor, spread evenly over the window"""
@@ -351,13 +392,8 @@ class AvgPool2DBackwardBackward0(Op):
 
     def forward(xp, grad, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
                 self_sym_sizes):
-        size = self_sym_sizes[2:]
-        out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
-        divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
-                               grad.dtype)
-        share = grad / divisor
-        cols = xp.broadcast_to(share[:, :, None, None], share.shape[:2] + tuple(kernel_size) + tuple(out))
-        return _col2im(xp, cols, size, kernel_size, stride, (1, 1), pads)
+        return _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                              self_sym_sizes)
 
     def d_grad(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, stride):
         return AvgPool2DBackward0.apply(grad, kernel_size=kernel_size, stride=stride, padding=padding,
@@ -400,15 +436,23 @@ class AdaptiveAvgPool2DBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return AdaptiveAvgPool2DBackwardBackward0.apply(grad, self_sym_sizes=self_sym_sizes)
 
+    def a_self(grad, self_sym_sizes):  # array form (ops/_op.py): the backward op's kernel
+        return _adaptive_avg_grad(backend.namespace_of(grad), grad, self_sym_sizes)
+
+
+def _adaptive_avg_grad(xp, grad, sizes):
+    """Each output gradient spread evenly over its window of an input of ``sizes``."""
+    rows = _adaptive_matrix(xp, sizes[2], grad.shape[2], grad.dtype)
+    cols = _adaptive_matrix(xp, sizes[3], grad.shape[3], grad.dtype)
+    return xp.matmul(xp.matmul(rows.T, grad), cols)
+
 
 class AdaptiveAvgPool2DBackwardBackward0(Op):
     """out = each output gradient spread evenly over its window"""
     saves = ("grad_sym_sizes",)
 
     def forward(xp, grad, *, self_sym_sizes):
-        rows = _adaptive_matrix(xp, self_sym_sizes[2], grad.shape[2], grad.dtype)
-        cols = _adaptive_matrix(xp, self_sym_sizes[3], grad.shape[3], grad.dtype)
-        return xp.matmul(xp.matmul(rows.T, grad), cols)
+        return _adaptive_avg_grad(xp, grad, self_sym_sizes)
 
     def d_grad(grad, grad_sym_sizes):
         return AdaptiveAvgPool2DBackward0.apply(grad, output_size=tuple(grad_sym_sizes[2:]))

@@ -13,6 +13,7 @@ from .. import backend
 from ..tensor import Tensor
 from ._op import Op
 from .nn import _channel_view, log_softmax
+from .pointwise import ClampBackward1, SigmoidBackward0
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -36,6 +37,21 @@ def _mean_scale(reduction: str, numel: int) -> float:
 
 def _constant(array) -> Tensor | None:
     return None if array is None else Tensor._make(array)
+
+
+def _times(out, constant):
+    """``out * constant`` on arrays with the tensor ops' dtype: a non-floating constant (class weights given as
+    integers) takes ``out``'s dtype, where NumPy would widen float32 to float64."""
+    if constant is None:
+        return out
+    if constant.dtype.kind != "f":
+        constant = constant.astype(out.dtype)
+    return out * constant
+
+
+def _clamp_min(xp, array, low):
+    """``tensor.clamp(min=low)`` on an array (ClampBackward1's own kernel)."""
+    return ClampBackward1.forward(xp, array, min=low, max=None)
 
 
 # -- negative log likelihood -------------------------------------------------------------------
@@ -238,6 +254,15 @@ class MseLossBackward0(Op):
         diff = self - target
         return grad * diff * (-2 * _mean_scale(reduction, diff.numel()))
 
+    # array forms (backward without create_graph; see ops/_op.py): the same arithmetic on the arrays
+    def a_self(grad, reduction, self, target):
+        diff = self - target
+        return grad * diff * (2 * _mean_scale(reduction, diff.size))
+
+    def a_target(grad, reduction, self, target):
+        diff = self - target
+        return grad * diff * (-2 * _mean_scale(reduction, diff.size))
+
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error (or its sum, or each squared error)."""
@@ -278,6 +303,17 @@ class BinaryCrossEntropyBackward0(Op):
         out = grad * logit * _mean_scale(reduction, self.numel())
         return out if weight is None else out * _constant(weight)
 
+    # array forms (ops/_op.py): d_self's and d_target's expressions on the arrays
+    def a_self(grad, reduction, self, target, weight):
+        xp = backend.namespace_of(self)
+        out = grad * (self - target) / _clamp_min(xp, self * (1 - self), _BCE_EPS) * _mean_scale(reduction, self.size)
+        return _times(out, weight)
+
+    def a_target(grad, reduction, self, target, weight):
+        xp = backend.namespace_of(self)
+        logit = _clamp_min(xp, xp.log(1 - self), -100) - _clamp_min(xp, xp.log(self), -100)
+        return _times(grad * logit * _mean_scale(reduction, self.size), weight)
+
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
                          ) -> Tensor:
@@ -297,6 +333,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 def _softplus(x: Tensor) -> Tensor:
     """log(1 + exp(x)) without overflow, differentiable."""
     return x.relu() + (-x.abs()).exp().log1p()
+
+
+def _softplus_array(xp, x):
+    """``_softplus`` on an array (the calls relu, abs, neg, exp and log1p make)."""
+    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Op):
@@ -324,6 +365,24 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         local = -self if pos_weight is None else _constant(pos_weight) * _softplus(-self) - _softplus(self)
         out = grad * local * _mean_scale(reduction, self.numel())
         return out if weight is None else out * _constant(weight)
+
+    # array forms (ops/_op.py): d_self's and d_target's expressions on the arrays
+    def a_self(grad, pos_weight, reduction, self, target, weight):
+        xp = backend.namespace_of(self)
+        if pos_weight is None:
+            local = SigmoidBackward0.forward(xp, self) - target
+        else:
+            pw = _times(target, pos_weight)  # (pos_weight * target, commuted: the same products)
+            local = (pw + 1 - target) * SigmoidBackward0.forward(xp, self) - pw
+        return _times(grad * local * _mean_scale(reduction, self.size), weight)
+
+    def a_target(grad, pos_weight, reduction, self, target, weight):
+        xp = backend.namespace_of(self)
+        if pos_weight is None:
+            local = -self
+        else:
+            local = _times(_softplus_array(xp, -self), pos_weight) - _softplus_array(xp, self)
+        return _times(grad * local * _mean_scale(reduction, self.size), weight)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -1,7 +1,8 @@
 """Reductions: sum, mean, prod, var, std, max/min, logsumexp; argmax/argmin (no gradient).
 
 A reduction's gradient is the incoming gradient, put back in the reduced dimensions (``reshape``)
-and spread over the input (``expand``), times the local derivative.
+and spread over the input (``expand``), times the local derivative. The ``a_self`` beside a ``d_self``
+is its array form (``ops/_op.py``): the same NumPy calls on the arrays that the tensor ops would make.
 """
 
 from __future__ import annotations
@@ -125,6 +126,12 @@ class MeanBackward1(Op):
             count *= self_sym_sizes[d]
         return _restore(grad, self_sym_sizes, dim, keepdim).expand(self_sym_sizes) / count
 
+    def a_self(grad, dim, keepdim, self_sym_numel, self_sym_sizes):
+        count = 1
+        for d in dim:
+            count *= self_sym_sizes[d]
+        return _broadcast(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / count
+
 
 def _prod_others(self: Tensor, dims: tuple) -> Tensor:
     """For each element, the product of the *other* elements of its reduction group.
@@ -189,6 +196,14 @@ class VarBackward0(Op):
         dof = n - correction  # no degrees of freedom left: the variance is nan, and so is its gradient (PyTorch)
         return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
 
+    def a_self(grad, correction, dim, keepdim, self):
+        n = 1
+        for d in dim:
+            n *= self.shape[d]
+        centered = self - _keepdim_mean(self, dim)
+        dof = n - correction
+        return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
+
 
 class StdBackward0(Op):
     """out = sqrt(var) over dims"""
@@ -205,6 +220,20 @@ class StdBackward0(Op):
         scale = _restore(grad, self.shape, dim, keepdim) / _restore(result, self.shape, dim, keepdim)
         return scale * centered / (n - correction)
 
+    def a_self(grad, correction, dim, keepdim, result, self):
+        n = 1
+        for d in dim:
+            n *= self.shape[d]
+        centered = self - _keepdim_mean(self, dim)
+        scale = _restore(grad, self.shape, dim, keepdim) / _restore(result, self.shape, dim, keepdim)
+        return scale * centered / (n - correction)
+
+
+def _keepdim_mean(array, dims: tuple):
+    """``array.mean(dims, keepdim=True)`` of the tensor ops, on the array (the call MeanBackward1 makes)."""
+    xp = backend.namespace_of(array)
+    return _asarray(xp, xp.mean(array, axis=dims, keepdims=True), array)
+
 
 class _EvenlyDistributed(Op):
     """max()/min() of all elements: ties share the gradient evenly"""
@@ -213,6 +242,10 @@ class _EvenlyDistributed(Op):
     def d_self(grad, result, self):
         mask = self == result
         return grad * mask / mask.sum()
+
+    def a_self(grad, result, self):  # (the count as a Python int: the tensor ops divide in the gradient's dtype)
+        mask = self == result
+        return grad * mask / int(mask.sum())
 
 
 class MaxBackward1(_EvenlyDistributed):
@@ -245,6 +278,13 @@ class _ValueSelecting(Op):
         grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
         return _zeros_scatter(grad, self_sym_sizes, dim, indices)
 
+    def a_self(grad, dim, indices, keepdim, self_sym_sizes):
+        grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
+        xp = backend.namespace_of(grad)
+        out = xp.zeros(self_sym_sizes, dtype=grad.dtype)
+        _add_at_along(xp, out, indices, grad, dim)  # what ScatterAddBackward0 runs on its copy of the zeros
+        return out
+
 
 class MaxBackward0(_ValueSelecting):
     """max(dim): values and indices of the largest element of each slice"""
@@ -267,6 +307,11 @@ class LogsumexpBackward0(Op):
     def d_self(grad, dim, keepdim, result, self):
         shape = self.shape
         return _restore(grad, shape, dim, keepdim) * (self - _restore(result, shape, dim, keepdim)).exp()
+
+    def a_self(grad, dim, keepdim, result, self):
+        shape = self.shape
+        exp = backend.namespace_of(self).exp
+        return _restore(grad, shape, dim, keepdim) * exp(self - _restore(result, shape, dim, keepdim))
 
 
 class GatherBackward0(Op):

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
-from ..ops.pointwise import maximum
-from .optimizer import Optimizer, _params_with_grad
+from .optimizer import Optimizer, _params_with_grad, _writable_array
 
 __all__ = ["Adam", "AdamW"]
 
@@ -35,35 +34,95 @@ class Adam(Optimizer):
                                       maximize=maximize))
 
     def _update_group(self, group: dict) -> None:
+        """The update on the raw arrays, in place, as PyTorch's single-tensor Adam computes it: ``exp_avg.lerp_``,
+        ``exp_avg_sq.mul_().addcmul_()``, ``maximum(out=)`` for amsgrad, ``param.addcdiv_``; each version counter
+        bumped as those in-place ops bump it (``_writable_array`` makes their checks). Intermediate results reuse
+        one or two scratch arrays per parameter (each fresh large array costs its page faults)."""
         lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        amsgrad, maximize, states = group["amsgrad"], group["maximize"], self.state
+        decoupled = self._decoupled and decay != 0
         with no_grad():
             for param in _params_with_grad(group):
-                grad = -param.grad if group["maximize"] else param.grad
-                state = self.state[param]
+                data = _writable_array(param, "mul_" if decoupled else "addcdiv_")
+                xp = backend.namespace_of(data)
+                state = states[param]
                 if not state:
                     state["step"] = creation.tensor(0.0, dtype=backend.float32)
                     state["exp_avg"] = creation.zeros_like(param)
                     state["exp_avg_sq"] = creation.zeros_like(param)
-                    if group["amsgrad"]:
+                    if amsgrad:
                         state["max_exp_avg_sq"] = creation.zeros_like(param)
-                state["step"].add_(1)
-                step = state["step"].item()
-                if decay != 0:
-                    if self._decoupled:
-                        param.mul_(1 - lr * decay)
-                    else:
-                        grad = grad.add(param, alpha=decay)
+                step = _bump_step(state["step"])
+                if decoupled:
+                    data *= 1 - lr * decay
+                    param._vc.bump("mul_")
+                grad, owned = _decayed_gradient(xp, param.grad._data, data, 0 if decoupled else decay, maximize)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg.add_(grad - exp_avg, alpha=1 - beta1)  # lerp towards the gradient
-                exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
-                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
-                    second = state["max_exp_avg_sq"]
+                average = _writable_array(exp_avg, "lerp_")
+                scratch = _lerp_into(average, grad, 1 - beta1)
+                exp_avg._vc.bump("lerp_")
+                square = _writable_array(exp_avg_sq, "mul_")
+                square *= beta2
+                exp_avg_sq._vc.bump("mul_")
+                _addcmul_into(xp, square, grad, 1 - beta2, scratch)
+                exp_avg_sq._vc.bump("addcmul_")
+                if amsgrad:
+                    largest = state["max_exp_avg_sq"]
+                    second = xp.maximum(_writable_array(largest, "maximum"), square, out=largest._data)
+                    largest._vc.bump("maximum")
                 else:
-                    second = exp_avg_sq
-                denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
-                param.add_(exp_avg / denom, alpha=-lr / (1 - beta1 ** step))
+                    second = square
+                denom = xp.sqrt(second, out=scratch)
+                denom /= (1 - beta2 ** step) ** 0.5
+                denom += eps
+                # addcdiv_: value * exp_avg / denom (into the gradient's array if this step made it: read already)
+                update = xp.multiply(average, -lr / (1 - beta1 ** step), out=grad if owned else None)
+                update /= denom
+                data += update
+                param._vc.bump("addcdiv_")
+
+
+def _bump_step(step):
+    """``state['step'] += 1`` on its array (a version bump, as the tensor's ``add_``); the new count."""
+    counter = _writable_array(step, "add_")
+    counter += 1
+    step._vc.bump("add_")
+    return float(counter)
+
+
+def _decayed_gradient(xp, grad, data, decay: float, maximize: bool):
+    """The gradient the update follows, ``(-grad if maximize else grad) + decay * data``, and whether it is a
+    new array (then free, once read, for the step's other intermediate results)."""
+    if decay == 0:
+        return (-grad, True) if maximize else (grad, False)
+    out = xp.multiply(data, decay)
+    if maximize:
+        out -= grad
+    else:
+        out += grad
+    return out, True
+
+
+def _lerp_into(start, end, weight: float):
+    """``start.lerp_(end, weight)`` on arrays: ``start + weight * (end - start)``, or for a weight of 0.5 and
+    more ``end - (1 - weight) * (end - start)``, the two forms PyTorch's kernel picks between. Returns its
+    scratch array (free again)."""
+    diff = end - start
+    if abs(weight) < 0.5:
+        diff *= weight
+        start += diff
+    else:
+        diff *= weight - 1
+        diff += end
+        start[...] = diff
+    return diff
+
+
+def _addcmul_into(xp, target, tensor, value: float, scratch) -> None:
+    """``target.addcmul_(tensor, tensor, value=value)``: ``target + value * tensor * tensor``, in that order."""
+    product = xp.multiply(tensor, value, out=scratch)
+    product *= tensor
+    target += product
 
 
 class AdamW(Adam):

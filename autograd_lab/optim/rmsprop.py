@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _params_with_grad
+from .adam import _addcmul_into, _bump_step, _decayed_gradient, _lerp_into
+from .optimizer import Optimizer, _params_with_grad, _writable_array
 
 __all__ = ["RMSprop"]
 
@@ -26,33 +27,55 @@ class RMSprop(Optimizer):
                                       centered=centered, maximize=maximize))
 
     def _update_group(self, group: dict) -> None:
+        """The update on the raw arrays, in place, as PyTorch's single-tensor RMSprop computes it:
+        ``square_avg.mul_().addcmul_()``, ``grad_avg.lerp_`` (centered), ``buf.mul_().addcdiv_()`` and
+        ``param.add_`` (momentum) or ``param.addcdiv_``; version counters bumped as those ops bump them."""
         lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        decay, centered, maximize, states = group["weight_decay"], group["centered"], group["maximize"], self.state
         with no_grad():
             for param in _params_with_grad(group):
-                grad = -param.grad if group["maximize"] else param.grad
-                state = self.state[param]
+                data = _writable_array(param, "add_" if momentum > 0 else "addcdiv_")
+                xp = backend.namespace_of(data)
+                state = states[param]
                 if not state:
                     state["step"] = creation.tensor(0.0, dtype=backend.float32)
                     state["square_avg"] = creation.zeros_like(param)
                     if momentum > 0:
                         state["momentum_buffer"] = creation.zeros_like(param)
-                    if group["centered"]:
+                    if centered:
                         state["grad_avg"] = creation.zeros_like(param)
-                state["step"].add_(1)
-                if group["weight_decay"] != 0:
-                    grad = grad.add(param, alpha=group["weight_decay"])
+                _bump_step(state["step"])
+                grad, owned = _decayed_gradient(xp, param.grad._data, data, decay, maximize)
                 square_avg = state["square_avg"]
-                square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
-                if group["centered"]:
+                square = _writable_array(square_avg, "mul_")
+                square *= alpha
+                square_avg._vc.bump("mul_")
+                if centered:
                     grad_avg = state["grad_avg"]
-                    grad_avg.add_(grad - grad_avg, alpha=1 - alpha)
-                    avg = (square_avg - grad_avg * grad_avg).sqrt()
+                    average = _writable_array(grad_avg, "lerp_")
+                    scratch = _lerp_into(average, grad, 1 - alpha)  # (PyTorch: after addcmul_; they touch different arrays)
+                    grad_avg._vc.bump("lerp_")
+                    _addcmul_into(xp, square, grad, 1 - alpha, scratch)
+                    square_avg._vc.bump("addcmul_")
+                    avg = xp.multiply(average, average, out=scratch)  # square_avg.addcmul(grad_avg, grad_avg, value=-1)
+                    xp.subtract(square, avg, out=avg)
+                    xp.sqrt(avg, out=avg)
                 else:
-                    avg = square_avg.sqrt()
-                avg = avg.add_(eps)
+                    _addcmul_into(xp, square, grad, 1 - alpha, None)
+                    square_avg._vc.bump("addcmul_")
+                    avg = xp.sqrt(square)
+                avg += eps
                 if momentum > 0:
                     buf = state["momentum_buffer"]
-                    buf.mul_(momentum).add_(grad / avg)
-                    param.add_(buf, alpha=-lr)
+                    buffer = _writable_array(buf, "mul_")
+                    buffer *= momentum
+                    buf._vc.bump("mul_")
+                    buffer += xp.divide(grad, avg, out=avg)  # addcdiv_(grad, avg)
+                    buf._vc.bump("addcdiv_")
+                    data += xp.multiply(buffer, -lr, out=avg)  # add_(buf, alpha=-lr)
+                    param._vc.bump("add_")
                 else:
-                    param.add_(grad / avg, alpha=-lr)
+                    update = xp.multiply(grad, -lr, out=grad if owned else None)  # addcdiv_: value * grad / avg
+                    update /= avg
+                    data += update
+                    param._vc.bump("addcdiv_")
