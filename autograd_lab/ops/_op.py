@@ -267,7 +267,11 @@ class Op(Node):
             return out
         node = _new_object(cls)
         node.next_functions = edges
-        node._output_meta = ((data.shape, data.dtype),)
+        shape = data.shape
+        meta = _OUTPUT_META.get(shape)
+        if meta is None or meta[0][1] is not data.dtype:
+            meta = _output_meta_of(shape, data.dtype)
+        node._output_meta = meta
         node._sequence_nr = _next_sequence_nr()
         node._extras = None
         node._released = False
@@ -559,6 +563,21 @@ class Op(Node):
         if kind == "input" and isinstance(value, Number):  # a Python scalar operand reads as a 0-dim tensor
             return Tensor._make(backend.np.asarray(value))
         return value
+
+
+# One-output nodes share their ``_output_meta`` tuple, ``((shape, dtype),)``, with the other nodes of
+# that shape and dtype: a deep graph then holds three objects fewer per node for Python's cycle
+# collector to scan (the collector dominated deep chains' forward). Looked up by shape (a dtype
+# object hashes slowly); a shape seen with another dtype takes that dtype's tuple from then on.
+_OUTPUT_META: dict = {}
+_OUTPUT_META_LIMIT = 4096  # shapes remembered at most (then the table starts again)
+
+
+def _output_meta_of(shape: tuple, dtype) -> tuple:
+    if len(_OUTPUT_META) >= _OUTPUT_META_LIMIT:
+        _OUTPUT_META.clear()
+    meta = _OUTPUT_META[shape] = ((shape, dtype),)
+    return meta
 
 
 class _InplaceTarget:
