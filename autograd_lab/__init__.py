@@ -65,6 +65,7 @@ from .creation import (
 )
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.norm import norm
 from .ops.pointwise import (
     abs,
     add,
@@ -127,7 +128,6 @@ from .ops.reductions import (
     max,
     mean,
     min,
-    norm,
     prod,
     scatter_add,
     std,

@@ -357,7 +357,7 @@ class Tensor:
         return backend.to_host(self._data).tolist()
 
     def numpy(self, *, force: bool = False):
-        """The data as a NumPy array sharing memory (tensors requiring grad must be detached first).
+        """The data as a NumPy array sharing memory (in grad mode, tensors requiring grad must be detached first).
 
         A tensor on a device must be copied to the host first (``.cpu()``); ``force=True`` copies it.
         """
@@ -368,7 +368,7 @@ class Tensor:
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
                 "to host memory first."
             )
-        if self.requires_grad:
+        if self.requires_grad and _gm._state.grad_enabled:  # (PyTorch checks it in grad mode only)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
 

@@ -391,3 +391,17 @@ def test_double_backward_through_a_hooked_saved_output(op):
         g.sum().backward()
         grads.append(x.grad.detach().numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_no_class_attribute_takes_the_saved_prefix():
+    """``dir(node)`` lists ``_saved_<name>`` for what a node saves (notebook 04 prints it): no method or
+    class attribute of any node class may start with ``_saved_`` or ``_raw_saved_`` (one did: a helper)."""
+    from autograd_lab.autograd.graph import Node
+
+    def classes(cls):
+        yield cls
+        for sub in cls.__subclasses__():
+            yield from classes(sub)
+    offending = {f"{cls.__name__}.{name}" for cls in classes(Node) for name in vars(cls)
+                 if name.startswith(("_saved_", "_raw_saved_"))}
+    assert offending == {"BackwardCFunction._raw_saved_tensors"}  # that one is PyTorch's own ctx API

@@ -99,6 +99,17 @@ def test_numpy_interop_both_ways():
         np.asarray(al.ones(2, requires_grad=True))
 
 
+def test_numpy_of_a_tensor_requiring_grad_under_no_grad():
+    """PyTorch refuses ``.numpy()`` of a tensor requiring grad in grad mode only; under no_grad it
+    gives the shared array (nothing could record an operation on it there)."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = al.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    with al.no_grad(), torch.no_grad():
+        assert ours.numpy() is ours._data and theirs.numpy().tolist() == ours.numpy().tolist()
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        ours.numpy()
+
+
 def test_detach_shares_storage_and_version_counter_but_data_only_storage():
     x = al.ones(3, requires_grad=True)
     d = x.detach()

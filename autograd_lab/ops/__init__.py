@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
-from . import fill, indexing, inplace, linalg, pointwise, reductions, shape  # noqa: F401  (binds methods)
+from . import fill, indexing, inplace, linalg, norm, pointwise, reductions, shape  # noqa: F401  (binds methods)
 from .pointwise import ToCopyBackward0
 
 

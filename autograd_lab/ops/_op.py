@@ -407,7 +407,7 @@ class Op(Node):
         result = cls.backward(grad_outputs[0] if len(self._output_meta) == 1 else grad_outputs, *saved)
         return result if isinstance(result, tuple) else (result,)
 
-    def _saved_arrays(self, gdtype) -> tuple:
+    def _unpacked_saved(self, gdtype) -> tuple:
         """The saved values with tensors unpacked to their arrays (through their hooks if they have
         some, with the usual version check), and whether every saved array has the dtype ``gdtype``."""
         saved = []
@@ -428,7 +428,7 @@ class Op(Node):
         values as tensors, for the tensor derivatives (unpack hooks never run twice for one backward).
         """
         g = grad._data
-        saved, same_dtype = self._saved_arrays(g.dtype)
+        saved, same_dtype = self._unpacked_saved(g.dtype)
         if not same_dtype:
             return None, tuple(Tensor._make(v) if s.__class__ is SavedTensor else v
                                for v, s in zip(saved, self._saved))
@@ -518,7 +518,7 @@ class Op(Node):
         if first is None and not getattr(cls, "runs_without_grads", False):
             out = [None] * len(edges)
         else:
-            values, same_dtype = self._saved_arrays(first.dtype) if self._saved else ([], True)
+            values, same_dtype = self._unpacked_saved(first.dtype) if self._saved else ([], True)
             single = len(self._output_meta) == 1
             if same_dtype:
                 if cls._array_backward_masked:

@@ -1,0 +1,74 @@
+"""Vector norms: ``Tensor.norm`` records ``LinalgVectorNormBackward0``, as ``torch.linalg.vector_norm`` does.
+
+Every ``ord`` PyTorch accepts: 0 (the count of non-zeros, no gradient), 1, 2, any other number
+(negative ones too: a zero entry then makes the norm 0), ``inf`` and ``-inf`` (the largest / smallest
+magnitude, ties sharing the gradient). A zero norm has a zero subgradient.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from ._op import Op
+from .reductions import _asarray, _dims, _restore
+
+
+class LinalgVectorNormBackward0(Op):
+    """out = ``(sum |x|^ord)^(1/ord)`` over dims; ord inf / -inf: the largest / smallest ``|x|``; ord 0: non-zeros"""
+    saves = ("dim", "keepdim", "ord", "result", "self")
+
+    def forward(xp, self, *, ord, dim, keepdim):
+        axis = None if dim is None else _dims(dim, self.ndim, "linalg_vector_norm")
+        size = xp.abs(self)
+        if ord == float("inf"):
+            out = xp.max(size, axis=axis, keepdims=keepdim)
+        elif ord == float("-inf"):
+            out = xp.min(size, axis=axis, keepdims=keepdim)
+        elif ord == 0:
+            out = xp.sum(size != 0, axis=axis, keepdims=keepdim)
+        elif ord == 1:
+            out = xp.sum(size, axis=axis, keepdims=keepdim)
+        elif ord == 2:
+            out = xp.sqrt(xp.sum(size * size, axis=axis, keepdims=keepdim))
+        else:  # a negative ord makes |0|^ord infinite, so the norm 0: computed without NumPy's warnings
+            nonzero = size != 0
+            powered = xp.where(nonzero, xp.where(nonzero, size, 1) ** ord, 0 if ord > 0 else xp.inf)
+            out = xp.sum(powered, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+        return _asarray(xp, out, self).astype(self.dtype, copy=False)
+
+    def d_self(grad, dim, keepdim, ord, result, self):
+        dims = _dims(dim, self.ndim, "linalg_vector_norm")
+        grad = _restore(grad, self.shape, dims, keepdim)
+        result = _restore(result, self.shape, dims, keepdim)
+        if ord == 0:  # piecewise constant: PyTorch sends no gradient at all (x.grad stays None)
+            return None
+        if ord == 1:
+            return grad * self.sign()
+        if abs(ord) == float("inf"):  # ties share the gradient evenly, as in max()/min()
+            mask = self.abs() == result
+            return grad * self.sign() * mask / mask.sum(dims, keepdim=True)
+        zero_norm = result == 0  # a zero norm has a zero subgradient: divide by 1 there, then mask
+        norm = result.masked_fill(zero_norm, 1)
+        if ord == 2:
+            scaled = self / norm
+        else:  # d/dx (sum |x|^p)^(1/p) = sign(x) |x|^(p-1) / norm^(p-1); sign(0) = 0 keeps x = 0 at 0
+            scaled = self.sign() * self.abs().masked_fill(self == 0, 1) ** (ord - 1) / norm ** (ord - 1)
+        return grad * scaled.masked_fill(zero_norm, 0)
+
+
+def norm(input, p=2, dim=None, keepdim=False):
+    """The ``p``-norm (``p`` = 0, 1, 2, ``inf``, ``-inf`` or any other number) of all elements or over ``dim``.
+
+    Recorded as ``LinalgVectorNormBackward0``, the node ``torch.linalg.vector_norm`` makes (which
+    ``Tensor.norm`` calls). Integer tensors are refused, as in PyTorch.
+    """
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {input.dtype._legacy_name.replace('Tensor', '')} [autograd_lab] norm of a tensor of "
+                           f"shape {tuple(input.shape)}: convert it first, e.g. x.float().norm()")
+    if dim is not None:
+        dim = (dim,) if isinstance(dim, int) else tuple(dim)
+        _dims(dim, input.ndim, "linalg_vector_norm")  # range and repetition checks, with PyTorch's errors
+    return LinalgVectorNormBackward0.apply(input, ord=p, dim=dim, keepdim=keepdim)
+
+
+Tensor.norm = norm
