@@ -244,25 +244,9 @@ class Op(Node):
             else:
                 return out
         else:
-            edges = []
-            requires = False
-            for x in inputs:
-                if not isinstance(x, Tensor):
-                    edges.append(_NO_EDGE)
-                    continue
-                if x._base is not None and x._view_version != x._vc.value:
-                    x.grad_fn  # noqa: B018
-                if x._grad_fn is not None:
-                    edges.append((x._grad_fn, x._output_nr))
-                    requires = True
-                elif x._requires_grad:
-                    edges.append((grad_accumulator(x), 0))
-                    requires = True
-                else:
-                    edges.append(_NO_EDGE)
-            if not requires:
+            edges = _edges_of(inputs)
+            if edges is None:
                 return out
-            edges = tuple(edges)
         if data.dtype.kind != "f":  # only floating results have gradients
             return out
         node = _new_object(cls)
@@ -332,32 +316,16 @@ class Op(Node):
         """The end of ``apply`` for ops with several outputs and for views."""
         multi = data.__class__ is tuple
         outputs = data if multi else (data,)
-        requires = False
-        if _gm._state.grad_enabled and outputs[0].dtype.kind == "f":
-            edges = []
-            for x in inputs:
-                if not isinstance(x, Tensor):
-                    edges.append(_NO_EDGE)
-                    continue
-                if x._base is not None and x._view_version != x._vc.value:
-                    x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
-                if x._grad_fn is not None:
-                    edges.append((x._grad_fn, x._output_nr))
-                    requires = True
-                elif x._requires_grad:
-                    edges.append((grad_accumulator(x), 0))
-                    requires = True
-                else:
-                    edges.append(_NO_EDGE)
+        edges = _edges_of(inputs) if _gm._state.grad_enabled and outputs[0].dtype.kind == "f" else None
         if cls.is_view:
             results = _make_views(cls, inputs[0], outputs, params, multi)
         elif multi:
             results = [Tensor._make(out, output_nr=i) for i, out in enumerate(outputs)]
         else:
             results = [Tensor._make(data)]
-        if requires:
+        if edges is not None:
             node = _new_object(cls)  # Node.__init__, written out (as in apply)
-            node.next_functions = tuple(edges)
+            node.next_functions = edges
             node._output_meta = tuple([(out.shape, out.dtype) for out in outputs])
             node._sequence_nr = _next_sequence_nr()
             node._extras = None
@@ -594,6 +562,28 @@ class _InplaceTarget:
 
 
 _inplace_target = _InplaceTarget()
+
+
+def _edges_of(inputs) -> tuple | None:
+    """The edges of a node taking ``inputs`` (``gradient_edge`` inlined: this runs for every recorded
+    op), or ``None`` when no input requires grad and nothing is to be recorded."""
+    edges = []
+    requires = False
+    for x in inputs:
+        if not isinstance(x, Tensor):
+            edges.append(_NO_EDGE)
+            continue
+        if x._base is not None and x._view_version != x._vc.value:
+            x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
+        if x._grad_fn is not None:
+            edges.append((x._grad_fn, x._output_nr))
+            requires = True
+        elif x._requires_grad:
+            edges.append((grad_accumulator(x), 0))
+            requires = True
+        else:
+            edges.append(_NO_EDGE)
+    return tuple(edges) if requires else None
 
 
 def _make_views(cls, src, outputs, params, multi):
