@@ -29,6 +29,14 @@ mode off, runs through :func:`_compute` directly: exactly what :func:`_run_node`
 (hooks, captures and anomaly checks are the parts it has none of), without building a
 ``BackwardStep``. Which node runs next is decided by the same queue either way, so the order and
 the gradients are the same (``tests/test_fast_paths.py`` checks both on random graphs).
+
+*Arrays.* A pass that yields no steps and records nothing (``backward()`` without ``create_graph``)
+keeps raw arrays in its buffers instead of tensors. A plain node whose class runs on arrays (an op
+with array derivatives, ``Op._backward_on_arrays``) gets them directly and returns checked arrays;
+a plain node without (a custom Function) goes through :func:`_compute_via_tensors`; a leaf without
+hooks accumulates a tensor made once around the array; every other node gets tensors made around
+the arrays and hands back arrays. A Tensor is thus made only where code outside the engine sees a
+gradient. (The same random graphs check this pass against the stepper's recorded one.)
 """
 
 from __future__ import annotations
