@@ -180,3 +180,19 @@ def _hook_calls(lib) -> list:
 
 def test_forward_hooks_are_decided_on_entry_as_in_torch():
     assert _hook_calls(al) == _hook_calls(torch) == ["forward", "forward", "hook", "pre", "late"]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_of_an_empty_batch_with_spatial_dims(reduction):
+    """A 3-D input with batch 0 went through reshape(n, classes, 1, -1), which an empty batch leaves
+    undetermined; PyTorch gives nan ('mean'), 0 ('sum', +0 not -0) or an empty tensor, and zero gradients."""
+    torch = pytest.importorskip("torch")
+    x, tx = al.zeros(0, 3, 4, requires_grad=True), torch.zeros(0, 3, 4, requires_grad=True)
+    ours = al.nn.functional.nll_loss(x, al.zeros(0, 4, dtype=al.int64), reduction=reduction)
+    theirs = torch.nn.functional.nll_loss(tx, torch.zeros(0, 4, dtype=torch.int64), reduction=reduction)
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    if reduction == "sum":  # (a nan's sign means nothing)
+        assert not np.signbit(ours.detach().numpy()) and not np.signbit(theirs.detach().numpy())
+    ours.sum().backward()
+    theirs.sum().backward()
+    assert tuple(x.grad.shape) == tuple(tx.grad.shape)

@@ -102,3 +102,23 @@ def test_inference_parameters_are_refused_as_by_the_in_place_ops(name):
     p.grad = al.ones(2)
     with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
         getattr(al.optim, name)([p], lr=0.1).step()
+
+
+@pytest.mark.parametrize("default", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop"])
+def test_step_count_dtype_follows_the_default_dtype(name, default):
+    """PyTorch keeps the step count in float64 when that is the default dtype (``_get_scalar_dtype``)."""
+    torch = pytest.importorskip("torch")
+    dtypes = []
+    for lib in (al, torch):
+        previous = lib.get_default_dtype()
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            p = lib.nn.Parameter(lib.ones(2))
+            opt = getattr(lib.optim, name)([p])
+            p.grad = lib.ones(2)
+            opt.step()
+            dtypes.append(str(opt.state[p]["step"].dtype).split(".")[-1])
+        finally:
+            lib.set_default_dtype(previous)
+    assert dtypes[0] == dtypes[1] == default

@@ -102,7 +102,9 @@ class NllLossBackward0(Op):
         if weights is None:  # every weight 1: the losses are -picked, the total weight is their count
             if reduction == "none":
                 return -picked
-            total = -picked.sum()  # (the same bits as summing the negated values: rounding is symmetric)
+            # (the same bits as summing the negated values: rounding is symmetric; 0 - sum keeps an empty
+            # or all-zero sum +0, as PyTorch's kernel, which subtracts from 0, gives it)
+            total = 0.0 - picked.sum()
             return xp.asarray(total / picked.size if reduction == "mean" else total, dtype=self.dtype)
         loss = xp.where(weights == 0, 0, -weights * picked).astype(self.dtype)  # ignored: 0 even if picked is inf
         if reduction == "none":
@@ -182,7 +184,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     if input.ndim == 4:
         return NllLoss2DBackward0.apply(input, target=data, weight=w, reduction=reduction, ignore_index=ignore_index)
     n = input.shape[0]  # other spatial ranks go through the 2-D op, as PyTorch does
-    out = NllLoss2DBackward0.apply(input.reshape(n, classes, 1, -1), target=data.reshape(n, 1, -1), weight=w,
+    spatial = 1
+    for size in shape[2:]:  # (written out, not -1: an empty batch leaves -1 undetermined)
+        spatial *= size
+    out = NllLoss2DBackward0.apply(input.reshape(n, classes, 1, spatial), target=data.reshape(n, 1, spatial), weight=w,
                                    reduction=reduction, ignore_index=ignore_index)
     return out.view(*target.shape) if reduction == "none" else out
 

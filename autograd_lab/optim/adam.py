@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _params_with_grad, _writable_array
+from .optimizer import Optimizer, _params_with_grad, _step_dtype, _writable_array
 
 __all__ = ["Adam", "AdamW"]
 
@@ -47,7 +47,7 @@ class Adam(Optimizer):
                 xp = backend.namespace_of(data)
                 state = states[param]
                 if not state:
-                    state["step"] = creation.tensor(0.0, dtype=backend.float32)
+                    state["step"] = creation.tensor(0.0, dtype=_step_dtype())
                     state["exp_avg"] = creation.zeros_like(param)
                     state["exp_avg_sq"] = creation.zeros_like(param)
                     if amsgrad:

@@ -11,6 +11,7 @@ import copy
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
+from .. import backend
 from ..autograd import grad_mode as _gm
 from ..autograd.grad_mode import enable_grad
 from ..backend import np as _np
@@ -147,6 +148,13 @@ def _cast_like(value, param: Tensor, key: str):
 
 def _params_with_grad(group: dict) -> Iterable[Tensor]:
     return (p for p in group["params"] if p.grad is not None)
+
+
+def _step_dtype():
+    """The dtype of a step count kept as a tensor: float64 when that is the default dtype, else
+    float32 (PyTorch's ``_get_scalar_dtype``)."""
+    default = backend.get_default_dtype()
+    return default if default is backend.float64 else backend.float32
 
 
 def _writable_array(tensor: Tensor, name: str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from .adam import _addcmul_into, _bump_step, _decayed_gradient, _lerp_into
-from .optimizer import Optimizer, _params_with_grad, _writable_array
+from .optimizer import Optimizer, _params_with_grad, _step_dtype, _writable_array
 
 __all__ = ["RMSprop"]
 
@@ -38,7 +38,7 @@ class RMSprop(Optimizer):
                 xp = backend.namespace_of(data)
                 state = states[param]
                 if not state:
-                    state["step"] = creation.tensor(0.0, dtype=backend.float32)
+                    state["step"] = creation.tensor(0.0, dtype=_step_dtype())
                     state["square_avg"] = creation.zeros_like(param)
                     if momentum > 0:
                         state["momentum_buffer"] = creation.zeros_like(param)
