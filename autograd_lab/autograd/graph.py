@@ -19,6 +19,7 @@ __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "gradient_edge", "saved_
 from .saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: E402  (re-exported)
 
 _sequence = itertools.count()
+_RUNS_FIRST = float("inf")  # AccumulateGrad's sequence number: ready leaves go before any other node
 
 
 class RemovableHandle:
@@ -191,9 +192,15 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable) -> None:
-        super().__init__((), ((variable._data.shape, variable._data.dtype),))
+        # (Node.__init__ written out: a leaf gets a new one whenever a new graph first uses it)
+        data = variable._data
+        self.next_functions = ()
+        self._output_meta = ((data.shape, data.dtype),)
+        self._saved = ()
+        self._sequence_nr = _RUNS_FIRST  # runs as soon as it is ready, as in PyTorch
+        self._extras = None
+        self._released = False
         self.variable = variable
-        self._sequence_nr = float("inf")  # runs as soon as it is ready, as in PyTorch
 
     def _tensor_hooks_for(self, output_nr: int) -> list:
         hooks = self.variable._backward_hooks

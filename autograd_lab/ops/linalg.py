@@ -172,7 +172,10 @@ def matmul(input, other):
     """Matrix product with NumPy/PyTorch semantics: 1-D operands are vectors, leading dims broadcast."""
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
-    a, b = input._data.ndim, other._data.ndim
+    x, y = input._data, other._data
+    if x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype:
+        return MmBackward0.apply(input, other)  # (the common case: what mm checks first, without its frame)
+    a, b = x.ndim, y.ndim
     if a == 0 or b == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D")
     if a == 1 and b == 1:
