@@ -388,6 +388,13 @@ class Op(Node):
             saved.append(value)
         return saved, same_dtype
 
+    def _as_saved_tensors(self, values: list) -> tuple:
+        """Unpacked saved arrays (``_unpacked_saved``) as tensors again, for the tensor derivatives. Each
+        answers ``requires_grad`` as the tensor it was saved from did (a derivative may ask it: convolution's
+        backward does, to know which gradients to compute)."""
+        return tuple(Tensor._make(v, requires_grad=s._requires_grad) if s.__class__ is SavedTensor else v
+                     for v, s in zip(values, self._saved))
+
     def _backward_arrays(self, grad: Tensor) -> tuple:
         """The array form of ``_backward`` (module docstring): ``(gradients, None)``.
 
@@ -398,8 +405,7 @@ class Op(Node):
         g = grad._data
         saved, same_dtype = self._unpacked_saved(g.dtype)
         if not same_dtype:
-            return None, tuple(Tensor._make(v) if s.__class__ is SavedTensor else v
-                               for v, s in zip(saved, self._saved))
+            return None, self._as_saved_tensors(saved)
         out = []
         for d, (child, _) in zip(type(self)._array_derivatives, self.next_functions):
             if child is None:
@@ -494,10 +500,9 @@ class Op(Node):
                                                  output_mask=tuple(child is not None for child, _ in edges))
                 else:
                     result = cls._array_backward(grads[0] if single else tuple(grads), *values)
-            else:  # (the unpacked tensors answer requires_grad as the saved ones did: a backward may ask it)
+            else:
                 wrapped = [None if g is None else Tensor._make(g) for g in grads]
-                saved = tuple(Tensor._make(v, requires_grad=s._requires_grad) if s.__class__ is SavedTensor else v
-                              for v, s in zip(values, self._saved))
+                saved = self._as_saved_tensors(values)
                 result = cls.backward(wrapped[0] if single else tuple(wrapped), *saved)
             result = result if isinstance(result, tuple) else (result,)
             if len(result) != len(edges):
@@ -519,7 +524,7 @@ class Op(Node):
         """The tensor derivatives applied to a gradient array and unpacked saved arrays (where NumPy's
         promotion of mixed dtypes would differ from PyTorch's); their results as checked arrays."""
         grad = Tensor._make(g)
-        saved = tuple(Tensor._make(v) if s.__class__ is SavedTensor else v for v, s in zip(values, self._saved))
+        saved = self._as_saved_tensors(values)
         out = []
         for i, (d, (child, nr)) in enumerate(zip(type(self)._derivatives, self.next_functions)):
             r = None if child is None else d(grad, *saved)
