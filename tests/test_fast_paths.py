@@ -619,3 +619,42 @@ def test_whole_backward_through_saved_values_of_another_dtype_keeps_every_gradie
     assert gx is not None and gw is not None and gx.dtype is al.float32
     np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-5)
     np.testing.assert_allclose(gw.numpy(), w.grad.numpy(), rtol=1e-5)
+
+
+# -- the short forms of apply and backward for one tensor input ----------------------------------------------
+def test_add_without_alpha_saves_its_default_as_torch():
+    """``a + b`` calls the op without ``alpha``; the node still saves PyTorch's ``_saved_alpha`` (1)."""
+    from autograd_lab.ops._op import _save_needed
+    a, b = al.ones(2, requires_grad=True), al.ones(2, requires_grad=True)
+    node = (a + b).grad_fn
+    assert node._saved_alpha == 1 and al.add(a, b, alpha=2).grad_fn._saved_alpha == 2
+    assert _save_needed(type(node), node.next_functions, (a, b), None, {}) == (1,)
+    al.add(a, b, alpha=2).sum().backward()
+    assert b.grad.tolist() == [2.0, 2.0] and a.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("expr", ["x * 0.5", "x + 0.5", "x - 0.5", "x / 4.0", "x ** 2.0"])
+def test_a_tensor_and_a_number_record_one_edge_and_an_empty_one(expr):
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    y = eval(expr, {}, {"x": x})  # noqa: S307  (the cases above)
+    edges = y.grad_fn.next_functions
+    assert type(edges[0][0]).__name__ == "AccumulateGrad" and edges[0][0].variable is x and edges[0][1] == 0
+    assert all(e == (None, 0) for e in edges[1:])
+    z = eval(expr, {}, {"x": y})  # noqa: S307  (a non-leaf input: its node, at its output number)
+    assert z.grad_fn.next_functions[0] == (y.grad_fn, 0)
+
+
+@pytest.mark.parametrize("op", ["tanh", "exp", "log", "sigmoid", "sqrt"])
+def test_unary_nodes_free_what_they_saved_unless_retained(op):
+    """One input, one saved tensor: the engine's short backward for these frees the record as the
+    general path does, so a second pass fails with PyTorch's message, or works with retain_graph."""
+    x = al.tensor([0.5, 1.5], dtype=al.float64, requires_grad=True)
+    y = getattr(x, op)()
+    y.sum().backward(retain_graph=True)
+    first = x.grad.clone()
+    y.sum().backward()
+    assert np.allclose(x.grad.numpy(), 2 * first.numpy())
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.sum().backward()
+    with pytest.raises(RuntimeError, match="after they have already been freed"):
+        getattr(y.grad_fn, "_saved_result" if hasattr(y.grad_fn, "_saved_result") else "_saved_self")

@@ -56,6 +56,8 @@ _EMPTY = ()
 _NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
 _CPU_XP = backend.np  # the CPU namespace, found by one type check on the per-op path (ops never import NumPy)
 _CPU_ARRAY = backend.np.ndarray
+_F64 = backend.np.dtype("float64")  # NumPy's built-in dtypes are singletons: found by identity, not by .kind
+_F32 = backend.np.dtype("float32")
 _NP_SCALAR = backend.np.generic
 _np_asarray = backend.np.asarray
 _new_object = object.__new__
@@ -112,6 +114,8 @@ class Op(Node):
     _saves_tensors = False  # whether the plan may save a tensor (an input or the result)
     _save_shortcut: str | None = None  # "result", "self", "param", "two_inputs": common plans, saved inline
     _two_input_saves: tuple = ()  # for "two_inputs": (name, input index, mask of the edges that need it) twice
+    _unary_saving_one = False  # one input and one saved tensor (its result or itself): a short backward
+    _param_defaults: dict = {}  # forward's keyword parameters with defaults (read for saved ones left out)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -125,6 +129,9 @@ class Op(Node):
         cls._variadic = any(p.kind is p.VAR_POSITIONAL for p in params)
         cls._input_names = tuple(p.name for p in positional)
         keyword = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
+        # a saved keyword parameter left out of the call reads as its default (add(a, b) saves alpha=1)
+        cls._param_defaults = {p.name: p.default for p in params
+                               if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
         if "backward" not in vars(cls) or vars(cls)["backward"] is None:
             cls._derivatives = tuple(getattr(cls, "d_" + name) for name in cls._input_names)
             array_forms = tuple(getattr(cls, "a_" + name, None) or (d if cls.array_safe else None)
@@ -171,40 +178,54 @@ class Op(Node):
         else:
             cls._save_shortcut = None
         cls._saves_tensors = any(kind in ("input", "result") for _, kind, _ in plan)
+        cls._unary_saving_one = (cls._save_shortcut in ("result", "self") and len(cls._input_names) == 1
+                                 and not cls._variadic and cls._array_derivatives is not None)
 
     # -- forward ------------------------------------------------------------------------------
     @classmethod
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars) and record it when gradients are needed."""
-        if len(inputs) == 2:  # most ops: written out, with promotion's common no-op case decided here
+        n = len(inputs)
+        if n == 2:  # most ops: written out, with promotion's common no-op case decided here
             a, b = inputs
             if isinstance(a, Tensor):
                 a = a._data
             if isinstance(b, Tensor):
                 b = b._data
-            arrays = (a, b)
-            if cls.promotes and not (a.__class__ is _CPU_ARRAY and a.dtype.kind == "f" and (
-                    b.__class__ is float or b.__class__ is int or (b.__class__ is _CPU_ARRAY and b.dtype is a.dtype))):
-                arrays = _promote(cls, inputs, arrays)
-        elif len(inputs) == 1:
+            if cls.promotes and not (a.__class__ is _CPU_ARRAY and ((dt := a.dtype) is _F64 or dt is _F32) and (
+                    b.__class__ is float or b.__class__ is int or (b.__class__ is _CPU_ARRAY and b.dtype is dt))):
+                a, b = _promote(cls, inputs, (a, b))
+            first = a
+        elif n == 1:
             a = inputs[0]
             a = a._data if isinstance(a, Tensor) else a
-            arrays = (a,)
-            if cls.promotes and not (a.__class__ is _CPU_ARRAY and a.dtype.kind == "f"):  # (floats stay as they are)
-                arrays = _promote(cls, inputs, arrays)
+            if cls.promotes and not (a.__class__ is _CPU_ARRAY and ((dt := a.dtype) is _F64 or dt is _F32)):
+                a = _promote(cls, inputs, (a,))[0]  # (floats stay as they are)
+            first = a
         else:
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
             if cls.promotes:
                 arrays = _promote(cls, inputs, arrays)
-        first = arrays[0] if arrays else None
+            first = arrays[0] if arrays else None
         if first.__class__ is _CPU_ARRAY:  # the common case: one type check finds the namespace
             xp = _CPU_XP
         else:
+            if n == 1:
+                arrays = (a,)
+            elif n == 2:
+                arrays = (a, b)
             if not hasattr(first, "dtype"):
                 first = next((a for a in arrays if hasattr(a, "dtype")), None)
             xp = _CPU_XP if first.__class__ is _CPU_ARRAY else backend.namespace_of(first)
-        try:
-            data = cls.forward(xp, *arrays, **params) if params else cls.forward(xp, *arrays)
+        try:  # (one and two inputs called directly: a call with *args costs more than the op's Python)
+            if params:
+                data = cls.forward(xp, *((a,) if n == 1 else (a, b) if n == 2 else arrays), **params)
+            elif n == 1:
+                data = cls.forward(xp, a)
+            elif n == 2:
+                data = cls.forward(xp, a, b)
+            else:
+                data = cls.forward(xp, *arrays)
         except (ValueError, IndexError, TypeError) as exc:  # TypeError: e.g. CuPy given a NumPy array
             from ._devices import on_one_device  # (only on failure: 0-dim CPU tensors join, else the error)
             return on_one_device(cls, inputs, params, exc)
@@ -231,30 +252,32 @@ class Op(Node):
             out._is_inference = True
         if not state.grad_enabled:
             return out
-        if len(inputs) == 1:
+        if n == 1 or (n == 2 and not isinstance(inputs[1], Tensor)):  # one tensor input (x.exp(), x * 0.9)
             x = inputs[0]
             if not isinstance(x, Tensor):
                 return out
             if x._base is not None and x._view_version != x._vc.value:
                 x.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
             if x._grad_fn is not None:
-                edges = ((x._grad_fn, x._output_nr),)
+                edge = (x._grad_fn, x._output_nr)
             elif x._requires_grad:
-                edges = ((grad_accumulator(x), 0),)
+                edge = (grad_accumulator(x), 0)
             else:
                 return out
+            edges = (edge,) if n == 1 else (edge, _NO_EDGE)
         else:
             edges = _edges_of(inputs)
             if edges is None:
                 return out
-        if data.dtype.kind != "f":  # only floating results have gradients
+        dtype = data.dtype
+        if dtype is not _F64 and dtype is not _F32 and dtype.kind != "f":  # only floating results have gradients
             return out
         node = _new_object(cls)
         node.next_functions = edges
         shape = data.shape
         meta = _OUTPUT_META.get(shape)
-        if meta is None or meta[0][1] is not data.dtype:
-            meta = _output_meta_of(shape, data.dtype)
+        if meta is None or meta[0][1] is not dtype:
+            meta = _output_meta_of(shape, dtype)
         node._output_meta = meta
         node._sequence_nr = _next_sequence_nr()
         node._extras = None
@@ -269,7 +292,10 @@ class Op(Node):
                 record = _new_object(SavedTensor)
                 record._name = "result"
                 record.is_output = True
-                record._version_counter = out._version_counter = VersionCounter()
+                counter = _new_object(VersionCounter)  # (VersionCounter(), written out)
+                counter.value = 0
+                counter.last_op = None
+                record._version_counter = out._version_counter = counter
                 record.saved_version = 0
                 record.output_nr = 0
                 record._requires_grad = True
@@ -304,8 +330,9 @@ class Op(Node):
             v0, v1 = inputs[key0], inputs[key1]
             node._saved = (None if not mask0 & present else SavedTensor(v0, False, name0) if isinstance(v0, Tensor) else v0,
                            None if not mask1 & present else SavedTensor(v1, False, name1) if isinstance(v1, Tensor) else v1)
-        else:  # "param": one keyword parameter (add's alpha)
-            node._saved = (params[cls._save_plan[0][2]],)
+        else:  # "param": one keyword parameter (add's alpha), or its default if the call left it out
+            key = cls._save_plan[0][2]
+            node._saved = (params[key] if key in params else cls._param_defaults[key],)
         out._grad_fn = node
         if _anomaly_in_use[0] and _anomaly._state.enabled:
             _anomaly.record_forward_trace(node)
@@ -430,6 +457,24 @@ class Op(Node):
             return self._whole_backward_on_arrays(grads, retain_graph)
         g = grads[0]
         edges = self.next_functions
+        if cls._unary_saving_one and g is not None:
+            # The commonest node (tanh, exp, log...: one input, one saved tensor, its result or its
+            # input), written out; anything unusual (hooks, a version or dtype mismatch, freed) goes on below.
+            s = self._saved[0]
+            if s._unpack_hook is None and not s._released and s._version_counter.value == s.saved_version:
+                value = s._data if s.is_output else s._tensor._data
+                child, nr = edges[0]
+                if value.dtype is g.dtype and child is not None:
+                    r = derivatives[0](g, value)
+                    if r is not None:
+                        shape, dtype = child._output_meta[nr]
+                        if r.shape != shape or (r.dtype is not dtype and r.dtype != dtype):
+                            r = conform_array(r, shape, dtype, self, 0)
+                    if not retain_graph:
+                        s._tensor = s._data = None
+                        s._released = True
+                        self._released = True
+                    return [r]
         if g is None:  # no gradient arrived: nothing to compute (as _compute does)
             out = [None] * len(edges)
         else:
@@ -453,7 +498,14 @@ class Op(Node):
                 out = self._tensor_grads_of_arrays(g, values)
             elif len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None):  # one gradient to compute
                 child, nr = edges[0]  # (tensor op number: the number's edge is empty)
-                r = None if child is None else derivatives[0](g, *values)
+                if child is None:
+                    r = None
+                elif len(values) == 1:  # (called directly: cheaper than a call with *values)
+                    r = derivatives[0](g, values[0])
+                elif len(values) == 2:
+                    r = derivatives[0](g, values[0], values[1])
+                else:
+                    r = derivatives[0](g, *values)
                 if r is not None:
                     shape, dtype = child._output_meta[nr]
                     if r.shape != shape or (r.dtype is not dtype and r.dtype != dtype):
@@ -668,7 +720,7 @@ def _save_needed(cls, edges, inputs, result, params) -> tuple:
         elif kind == "result":
             saved.append(None if result is None else SavedTensor(result, True, name))
         elif kind == "param":
-            saved.append(params[key])
+            saved.append(params[key] if key in params else cls._param_defaults[key])
         elif kind == "sizes":
             saved.append(tuple(inputs[key]._data.shape))
         else:  # numel

@@ -498,6 +498,8 @@ def add(input, other, *, alpha=1):
         input = _operand(input, "add")
     if other.__class__ not in _OPERAND_TYPES:
         other = _operand(other, "add")
+    if alpha.__class__ is int and alpha == 1:  # the common case: no keyword (the node saves alpha's default, 1)
+        return AddBackward0.apply(input, other)
     return AddBackward0.apply(input, other, alpha=alpha)
 
 
