@@ -658,3 +658,41 @@ def test_unary_nodes_free_what_they_saved_unless_retained(op):
         y.sum().backward()
     with pytest.raises(RuntimeError, match="after they have already been freed"):
         getattr(y.grad_fn, "_saved_result" if hasattr(y.grad_fn, "_saved_result") else "_saved_self")
+
+
+def _view_state(t):
+    node = t.grad_fn
+    attrs = {k: getattr(t, k) for k in ("_base", "_view_chain", "_view_version", "_creation_meta", "_is_inference")}
+    return (attrs, t._version_counter, t.requires_grad, t._is_inference, type(node).__name__,
+            None if node is None else (node.next_functions, node._output_meta, _describe_saved(node._saved)))
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference"])
+@pytest.mark.parametrize("expr", ["w.T", "w[:, 0]", "w.view(6)", "w.t()", "w.unsqueeze(0)", "w.expand(4, 2, 3)",
+                                  "v.T", "v[1:]", "c.T", "i.T"])
+def test_single_output_views_are_made_as_the_general_path_makes_them(expr, mode, monkeypatch):
+    """``Op._wrap_view`` writes out what ``_wrap_general`` and ``_make_views`` do for one output."""
+    def build():
+        w = al.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        v = (w * 2.0)[0]  # a view of a non-leaf
+        c = al.ones(2, 3)  # needs no gradient
+        with al.inference_mode():
+            i = al.ones(2, 3)
+        names = dict(w=w, v=v, c=c, i=i)
+        if mode == "grad":
+            return eval(expr, {}, names), names  # noqa: S307  (the cases above)
+        with al.no_grad() if mode == "no_grad" else al.inference_mode():
+            return eval(expr, {}, names), names  # noqa: S307
+    fast, names_fast = build()
+    monkeypatch.setattr(Op, "_wrap_view", classmethod(lambda cls, inputs, data, params:
+                                                      cls._wrap_general(inputs, data, params)))
+    general, names_general = build()
+    a, b = _view_state(fast), _view_state(general)
+    base_name = expr[0]
+    assert (a[0]["_base"] is names_fast[base_name]._base or a[0]["_base"] is names_fast[base_name])
+    assert (a[1] is names_fast[base_name]._version_counter) and (b[1] is names_general[base_name]._version_counter)
+    a[0].pop("_base"), b[0].pop("_base")
+    assert a[0] == b[0] and a[2:5] == b[2:5]
+    if a[5] is not None:
+        assert [type(n).__name__ for n, _ in a[5][0]] == [type(n).__name__ for n, _ in b[5][0]]
+        assert a[5][1:] == b[5][1:]

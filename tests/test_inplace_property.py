@@ -212,6 +212,12 @@ def run(m, base_shape, steps, targets, seed):
                 overlaps = any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))
                 if p.from_expand[k] and (not overlaps or name in OVERLAP_DIFFERS):
                     continue  # see OVERLAP_DIFFERS
+                # PyTorch's in-place check reads a view's grad_fn as it was last refreshed: a view taken
+                # while its base needed no gradient, written in place after the base came to need one
+                # (base.add_(w) with w requiring grad) and before anything read the view's grad_fn, is
+                # refused as "a leaf Variable that requires grad", and accepted once grad_fn was read.
+                # autograd_lab refreshes first (the accepting case); reading grad_fn here compares that.
+                t.grad_fn  # noqa: B018
                 INPLACE[name](p, t, a, b)
             else:
                 p.pool.append(SAVING[name](p, t))

@@ -237,6 +237,8 @@ class Op(Node):
         # in place (what ``Tensor._make`` does), the edges are found in one pass over the inputs
         # (``gradient_edge`` inlined) and the node's fields are set directly (``Node.__init__``).
         if cls.is_view or data.__class__ is tuple:
+            if data.__class__ is not tuple and isinstance(inputs[0], Tensor):
+                return cls._wrap_view(inputs, data, params)
             return cls._wrap_general(inputs, data, params)
         if data.__class__ is not _CPU_ARRAY and isinstance(data, _NP_SCALAR):  # NumPy's 0-d results
             data = _np_asarray(data)
@@ -265,6 +267,15 @@ class Op(Node):
             else:
                 return out
             edges = (edge,) if n == 1 else (edge, _NO_EDGE)
+        elif n == 2 and isinstance(inputs[0], Tensor) and inputs[0]._base is None and inputs[1]._base is None:
+            x, y = inputs  # two tensors, neither a view (z + b, h @ w): _edges_of written out
+            fn = x._grad_fn
+            ex = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0) if x._requires_grad else _NO_EDGE
+            fn = y._grad_fn
+            ey = (fn, y._output_nr) if fn is not None else (grad_accumulator(y), 0) if y._requires_grad else _NO_EDGE
+            if ex is _NO_EDGE and ey is _NO_EDGE:
+                return out
+            edges = (ex, ey)
         else:
             edges = _edges_of(inputs)
             if edges is None:
@@ -336,6 +347,71 @@ class Op(Node):
         out._grad_fn = node
         if _anomaly_in_use[0] and _anomaly._state.enabled:
             _anomaly.record_forward_trace(node)
+        return out
+
+    @classmethod
+    def _wrap_view(cls, inputs, data, params):
+        """The end of ``apply`` for a view with one output (``w.T``, ``x[:, 0]``, ``x.view(...)``): what
+        ``_wrap_general`` and ``_make_views`` do, written out, since every layer takes one (``w.T``)."""
+        src = inputs[0]
+        state = _gm._state
+        if state.grad_enabled and data.dtype.kind == "f":
+            if len(inputs) == 1:  # (_edges_of, written out)
+                if src._base is not None and src._view_version != src._vc.value:
+                    src.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
+                if src._grad_fn is not None:
+                    edges = ((src._grad_fn, src._output_nr),)
+                elif src._requires_grad:
+                    edges = ((grad_accumulator(src), 0),)
+                else:
+                    edges = None
+            else:
+                edges = _edges_of(inputs)
+        else:
+            edges = None
+        if data.__class__ is not _CPU_ARRAY and isinstance(data, _NP_SCALAR):  # NumPy's 0-d results
+            data = _np_asarray(data)
+        counter = src._version_counter
+        if counter is None:
+            counter = src._version_counter = VersionCounter()
+        out = _new_object(Tensor)  # (Tensor._make, written out; the view shares the source's version counter)
+        out._data = data
+        out._grad_fn = None
+        out._requires_grad = False
+        out._version_counter = counter
+        out._output_nr = 0
+        out._grad = None
+        base = src._base
+        attributes = {"_base": src if base is None else base, "_view_chain": src._view_chain + ((cls, params, None),),
+                      "_view_version": counter.value}
+        if src._is_inference:
+            attributes["_is_inference"] = True
+        if src._creation_meta is not None:
+            attributes["_creation_meta"] = src._creation_meta
+        elif state.inference and not src._is_inference:
+            attributes["_creation_meta"] = "inference"
+        elif not state.grad_enabled:
+            attributes["_creation_meta"] = "no_grad"
+        out.__dict__ = attributes
+        if edges is not None:
+            node = _new_object(cls)  # Node.__init__, written out (as in apply)
+            node.next_functions = edges
+            shape, dtype = data.shape, data.dtype
+            meta = _OUTPUT_META.get(shape)
+            if meta is None or meta[0][1] is not dtype:
+                meta = _output_meta_of(shape, dtype)
+            node._output_meta = meta
+            node._sequence_nr = _next_sequence_nr()
+            node._extras = None
+            node._released = False
+            if cls._save_shortcut == "param":
+                key = cls._save_plan[0][2]
+                node._saved = (params[key] if key in params else cls._param_defaults[key],)
+            else:
+                node._saved = _save_needed(cls, edges, inputs, out, params) if cls._save_plan else ()
+            out._grad_fn = node
+            if _anomaly_in_use[0] and _anomaly._state.enabled:
+                _anomaly.record_forward_trace(node)
         return out
 
     @classmethod

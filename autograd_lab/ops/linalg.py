@@ -173,7 +173,7 @@ def matmul(input, other):
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
     x, y = input._data, other._data
-    if x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype:
+    if x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and (x.dtype is y.dtype or x.dtype == y.dtype):
         return MmBackward0.apply(input, other)  # (the common case: what mm checks first, without its frame)
     a, b = x.ndim, y.ndim
     if a == 0 or b == 0:
