@@ -21,3 +21,11 @@ SKIPPED_MIME_TYPES = ("image/svg+xml",)
 def pytest_collectstart(collector) -> None:
     if IPyNbFile is not None and isinstance(collector, IPyNbFile):
         collector.skip_compare = tuple(collector.skip_compare) + SKIPPED_MIME_TYPES
+
+
+def pytest_configure(config) -> None:
+    """autograd_lab ignores the IEEE warnings (log(0), 0/0) of its own NumPy calls, as PyTorch is silent
+    (``autograd_lab._quiet_ieee_warnings``). The filter it sets at import is lost when the import happens
+    inside pytest's ``catch_warnings`` (collection), so it is set again here, where it lasts the session."""
+    import autograd_lab
+    autograd_lab._quiet_ieee_warnings()

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import warnings as _warnings
+
 from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,
@@ -224,3 +226,16 @@ def load_ipython_extension(ipython) -> None:
     """``%load_ext autograd_lab``: adds the lab's ``%watch`` and ``%unwatch`` magics."""
     from .lab.live import load_ipython_extension as load
     load(ipython)
+
+
+def _quiet_ieee_warnings() -> None:
+    """PyTorch computes log(0) = -inf, 0/0 = nan and exp(1000) = inf without a word; NumPy warns
+    ("divide by zero encountered in log"). The warnings our ops' NumPy calls raise are ignored, to
+    match; NumPy code of the user's own keeps its warnings (the filter is for warnings raised from
+    autograd_lab's modules only), and anomaly mode still reports NaN gradients. Installed at import;
+    call it again after an import made inside ``warnings.catch_warnings()`` (pytest's collection)."""
+    _warnings.filterwarnings("ignore", message=r"(divide by zero|invalid value|overflow|underflow) encountered",
+                             category=RuntimeWarning, module=r"autograd_lab(\.|$)")
+
+
+_quiet_ieee_warnings()
