@@ -167,7 +167,17 @@ def _pool_padding(case, dilation=(1, 1)):
 
 
 def _pool_fits(case, pad, dilation=(1, 1)) -> bool:
-    return all(case["size"][i] + 2 * pad[i] >= dilation[i] * (case["kernel"][i] - 1) + 1 for i in range(2))
+    """Whether every output dim has a window, by PyTorch's formula: with ``ceil_mode`` a last window may
+    start inside the input and run past it, so a dilated kernel larger than the input can still fit."""
+    for i in range(2):
+        span = case["size"][i] + 2 * pad[i] - dilation[i] * (case["kernel"][i] - 1) - 1
+        stride = case["stride"][i]
+        out = (-(-span // stride) if case["ceil_mode"] else span // stride) + 1
+        if case["ceil_mode"] and (out - 1) * stride >= case["size"][i] + pad[i]:
+            out -= 1  # (the last window must start inside the input or its left padding)
+        if out < 1:
+            return False
+    return True
 
 
 @fast

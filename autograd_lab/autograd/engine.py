@@ -45,12 +45,14 @@ import heapq
 import itertools
 
 from ..backend import from_np
+from ..backend import np as _np
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, gradient_edge
 
 __all__ = ["BackwardStep", "backward_steps", "run_to_end", "conform_array"]
 
+_CPU_ARRAY = _np.ndarray
 _Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this package)
 
 
@@ -322,8 +324,14 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                         node._release_saved()
             elif on_arrays and accumulate and node.__class__ is AccumulateGrad and _no_leaf_hooks(node):
                 step = None
-                if grads[0] is not None:
-                    _accumulate(node.variable, _Tensor._make(grads[0]), False, False, fresh=True)
+                g = grads[0]
+                if g is not None:
+                    leaf = node.variable
+                    if leaf._grad is None and g.__class__ is _CPU_ARRAY and (flags := g.flags).c_contiguous and flags.writeable:
+                        leaf._grad = _Tensor._make(g)  # the first gradient, as _accumulate takes it (fresh, in layout)
+                        leaf._grad_owned = False
+                    else:
+                        _accumulate(leaf, _Tensor._make(g), False, False, fresh=True)
                 grad_inputs = ()
             else:
                 step = BackwardStep(index, node)
