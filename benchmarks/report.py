@@ -119,19 +119,24 @@ def _rows(report: dict) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _load(value) -> str:
+    """A load average triple, as ``uptime`` prints it (the JSON stores it as a list, a fresh run as a tuple)."""
+    return "unknown" if value is None else ", ".join(f"{x:.2f}" for x in value)
+
+
 def render_markdown(report: dict) -> str:
     header, rows = _rows(report)
     m = report["machine"]
     lines = [
         "# autograd_lab benchmarks: latest run",
         "",
-        f"{m['date']}; {m['cpu']} ({m['cpus']} CPUs), load average {m['load_start']} at the start; "
+        f"{m['date']}; {m['cpu']} ({m['cpus']} CPUs), load average {_load(m['load_start'])} at the start; "
         f"{m['threads']} BLAS thread(s); up to {m['samples']} rounds per case, each library in a fresh process per "
         f"round, interleaved; Python {m['python']}, " + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v) + ".",
         "Values are medians; ratios are medians of same-round ratios. `python -m benchmarks` regenerates this file.",
     ]
     for update in m.get("updated", []):
-        lines.append(f"Rerun on {update['date']} (load {update['load_start']}): {', '.join(update['cases'])}.")
+        lines.append(f"Rerun on {update['date']} (load {_load(update['load_start'])}): {', '.join(update['cases'])}.")
     lines += [
         "",
         "| " + " | ".join(header) + " |",
