@@ -355,13 +355,16 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                     if buf is None:
                         buf = buffers[child] = [None] * len(child._output_meta)
                 else:
-                    buf = buffers.pop(child, None)
-                    if buf is None:
-                        buf = [None] * len(child._output_meta)
+                    buf = buffers.pop(child, None) if buffers else None
                     if became_ready is not None:
                         heapq.heappush(ready, (-became_ready._sequence_nr, next(tie), became_ready))
                         buffers[became_ready] = ready_grads
                     became_ready = child
+                    if buf is None:
+                        if nr == 0 and len(child._output_meta) == 1:  # (a chain's case: one edge, one output)
+                            ready_grads = [grad]
+                            continue
+                        buf = [None] * len(child._output_meta)
                     ready_grads = buf
                 if grad is not None:
                     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
