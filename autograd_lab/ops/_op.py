@@ -29,7 +29,11 @@ such nodes gradient arrays directly (``_backward_on_arrays``): no tensor is made
 
 Names in ``saves`` are input names (saved as version-checked ``SavedTensor`` records), ``result``
 (the output, saved without a reference cycle), ``<input>_sym_sizes`` / ``<input>_sym_numel`` (an
-input's shape / element count), or keyword parameters of ``forward``. Gradients never need to undo
+input's shape / element count), or keyword parameters of ``forward``. Keyword parameters named in
+``tensor_params`` (a loss's ``target``, an ``index``, a ``mask``: tensors no gradient flows to) are
+given as tensors: ``forward`` and the array forms get their arrays, the tensor derivatives the
+tensors, and a saved one is a version-checked record like an input, as PyTorch saves it (changing a
+target in place before ``backward()`` is an error, not a silently different gradient). Gradients never need to undo
 broadcasting themselves: the engine sums each gradient down to its input's shape, in one place.
 """
 
@@ -102,6 +106,7 @@ class Op(Node):
     is_view = False  # outputs share storage and version counter with the first input
     array_safe = False  # the d_* are valid on raw arrays too (module docstring: backward on arrays)
     promotes = False  # inputs are promoted to a common dtype first (PyTorch's rules); "float": and to floating
+    tensor_params: tuple = ()  # keyword parameters given as tensors that get no gradient (module docstring)
     # filled in by __init_subclass__:
     _input_names: tuple[str, ...] = ()
     _variadic = False
@@ -154,7 +159,7 @@ class Op(Node):
                 base = name.rsplit("_sym_", 1)[0]
                 plan.append((name, name[-5:], cls._input_names.index(base)))
             elif name in keyword:
-                plan.append((name, "param", name))
+                plan.append((name, "tensor_param" if name in cls.tensor_params else "param", name))
             else:
                 raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, 'result', "
                                 "an input's _sym_sizes/_sym_numel nor a keyword parameter of forward")
@@ -177,7 +182,11 @@ class Op(Node):
                                          for (name, _, key), needed_by in zip(plan, users))
         else:
             cls._save_shortcut = None
-        cls._saves_tensors = any(kind in ("input", "result") for _, kind, _ in plan)
+        cls._saves_tensors = any(kind in ("input", "result", "tensor_param") for _, kind, _ in plan)
+        unknown = set(cls.tensor_params) - keyword
+        if unknown:
+            raise TypeError(f"{cls.__name__}.tensor_params names {sorted(unknown)}, which are not keyword parameters "
+                            "of forward")
         cls._unary_saving_one = (cls._save_shortcut in ("result", "self") and len(cls._input_names) == 1
                                  and not cls._variadic and cls._array_derivatives is not None)
 
@@ -219,7 +228,9 @@ class Op(Node):
             xp = _CPU_XP if first.__class__ is _CPU_ARRAY else backend.namespace_of(first)
         try:  # (one and two inputs called directly: a call with *args costs more than the op's Python)
             if params:
-                data = cls.forward(xp, *((a,) if n == 1 else (a, b) if n == 2 else arrays), **params)
+                call = params if not cls.tensor_params else {  # (tensor parameters: forward takes their arrays)
+                    k: v._data if isinstance(v, Tensor) else v for k, v in params.items()}
+                data = cls.forward(xp, *((a,) if n == 1 else (a, b) if n == 2 else arrays), **call)
             elif n == 1:
                 data = cls.forward(xp, a)
             elif n == 2:
@@ -485,9 +496,9 @@ class Op(Node):
         same_dtype = True
         for value in self._saved:
             if value.__class__ is SavedTensor:
-                value = value.unpack_data(self)
-                if value.dtype is not gdtype and value.dtype != gdtype:
-                    same_dtype = False
+                record, value = value, value.unpack_data(self)
+                if value.dtype is not gdtype and value.dtype != gdtype and record._name not in type(self).tensor_params:
+                    same_dtype = False  # (a target's or an index's integers take no part in promotion)
             saved.append(value)
         return saved, same_dtype
 
@@ -561,15 +572,17 @@ class Op(Node):
             else:
                 values = []
                 gdtype = g.dtype
-                for s in saved:
-                    if s.__class__ is SavedTensor:
-                        if s._unpack_hook is None and not s._released and s._version_counter.value == s.saved_version:
-                            s = s._data if s.is_output else s._tensor._data
+                for r in saved:
+                    if r.__class__ is SavedTensor:
+                        if r._unpack_hook is None and not r._released and r._version_counter.value == r.saved_version:
+                            s = r._data if r.is_output else r._tensor._data
                         else:
-                            s = s.unpack_data(self)  # through its hooks, or the version / freed error
-                        if s.dtype is not gdtype and s.dtype != gdtype:
-                            same_dtype = False
-                    values.append(s)
+                            s = r.unpack_data(self)  # through its hooks, or the version / freed error
+                        if s.dtype is not gdtype and s.dtype != gdtype and r._name not in cls.tensor_params:
+                            same_dtype = False  # (a target's or an index's integers take no part in promotion)
+                        values.append(s)
+                    else:
+                        values.append(r)
             if not same_dtype:  # PyTorch's promotion: the tensor derivatives, on the unpacked values
                 out = self._tensor_grads_of_arrays(g, values)
             elif len(edges) == 1 or (len(edges) == 2 and edges[1][0] is None):  # one gradient to compute
@@ -660,10 +673,15 @@ class Op(Node):
         return out
 
     def _present_saved(self, index: int, value):
-        _, kind, _ = type(self)._save_plan[index]
+        name, kind, _ = type(self)._save_plan[index]
         if kind == "input" and isinstance(value, Number):  # a Python scalar operand reads as a 0-dim tensor
             return Tensor._make(backend.np.asarray(value))
+        if name == "reduction" and isinstance(value, str) and value in _REDUCTION_ENUM:
+            return _REDUCTION_ENUM[value]  # a loss's reduction reads as PyTorch's enum value
         return value
+
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # at::Reduction, what PyTorch's _saved_reduction shows
 
 
 # One-output nodes share their ``_output_meta`` tuple, ``((shape, dtype),)``, with the other nodes of
@@ -797,6 +815,9 @@ def _save_needed(cls, edges, inputs, result, params) -> tuple:
             saved.append(None if result is None else SavedTensor(result, True, name))
         elif kind == "param":
             saved.append(params[key] if key in params else cls._param_defaults[key])
+        elif kind == "tensor_param":
+            value = params[key] if key in params else cls._param_defaults[key]
+            saved.append(SavedTensor(value, False, name) if isinstance(value, Tensor) else value)
         elif kind == "sizes":
             saved.append(tuple(inputs[key]._data.shape))
         else:  # numel

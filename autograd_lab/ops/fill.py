@@ -106,6 +106,7 @@ def _c_name(name: str) -> str:
 class MaskedFillBackward0(Op):
     """out = self with ``value`` (a number) where ``mask`` is True"""
     saves = ("mask",)
+    tensor_params = ("mask",)  # saved version-checked, as PyTorch does
 
     def forward(xp, self, *, mask, value):
         return xp.where(mask, xp.asarray(value).astype(self.dtype), self)
@@ -117,6 +118,7 @@ class MaskedFillBackward0(Op):
 class MaskedFillBackward1(Op):
     """out = self with the value of a 0-dim tensor where ``mask`` is True"""
     saves = ("mask",)
+    tensor_params = ("mask",)
 
     def forward(xp, self, value, *, mask):
         return xp.where(mask, value.reshape(()).astype(self.dtype), self)
@@ -125,21 +127,21 @@ class MaskedFillBackward1(Op):
         return MaskedFillBackward0.apply(grad, mask=mask, value=0)
 
     def d_value(grad, mask):
-        xp = backend.namespace_of(mask)
-        return MaskedFillBackward0.apply(grad, mask=xp.logical_not(mask), value=0).sum()
+        xp = backend.namespace_of(mask._data)
+        return MaskedFillBackward0.apply(grad, mask=Tensor._make(xp.logical_not(mask._data)), value=0).sum()
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` written where ``mask`` is True (``value``: a number or a 0-dim tensor)."""
-    mask_data = _mask_array(mask, "masked_fill_")
+    _mask_array(mask, "masked_fill_")  # (checks the mask; the op takes the tensor, to save it version-checked)
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
                 "dimension(s)."
             )
-        return MaskedFillBackward1.apply(input, value, mask=mask_data)
-    return MaskedFillBackward0.apply(input, mask=mask_data, value=value)
+        return MaskedFillBackward1.apply(input, value, mask=mask)
+    return MaskedFillBackward0.apply(input, mask=mask, value=value)
 
 
 class IndexPutBackward0(Op):

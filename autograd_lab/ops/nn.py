@@ -250,6 +250,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 class EmbeddingBackward0(Op):
     """out = weight[indices]: one row of the table per index"""
     saves = ("indices", "padding_idx", "scale_grad_by_freq", "weight_sym_sizes")
+    tensor_params = ("indices",)  # saved version-checked, as PyTorch does
 
     def forward(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
         return weight[indices]
@@ -285,13 +286,14 @@ def _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_f
 class EmbeddingDenseBackwardBackward0(Op):
     """out = zeros(num_weights, dim) with each gradient row added at its index (repeats accumulate)"""
     saves = ("indices", "padding_idx", "scale_grad_by_freq")
+    tensor_params = ("indices",)
 
     def forward(xp, grad, *, indices, num_weights, padding_idx, scale_grad_by_freq):
         return _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_freq)
 
     def d_grad(grad, indices, padding_idx, scale_grad_by_freq):
         xp = backend.namespace_of(grad._data)
-        scale = _row_scale(xp, indices, grad.shape[0], padding_idx, scale_grad_by_freq, grad._data.dtype)
+        scale = _row_scale(xp, indices._data, grad.shape[0], padding_idx, scale_grad_by_freq, grad._data.dtype)
         picked = EmbeddingBackward0.apply(grad, indices=indices, padding_idx=padding_idx,
                                           scale_grad_by_freq=scale_grad_by_freq)
         return picked * Tensor._make(scale)
@@ -313,7 +315,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, sca
     if data.size and (data.min() < 0 or data.max() >= num):
         raise IndexError(f"index out of range in self [autograd_lab] embedding: indices must be in [0, {num - 1}], "
                          f"got values from {int(data.min())} to {int(data.max())}")
-    return EmbeddingBackward0.apply(weight, indices=data, padding_idx=padding_idx,
+    return EmbeddingBackward0.apply(weight, indices=input, padding_idx=padding_idx,
                                     scale_grad_by_freq=scale_grad_by_freq)
 
 

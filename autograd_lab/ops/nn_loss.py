@@ -94,6 +94,7 @@ def _nll_scales(xp, target, weight, ignore_index, reduction, dtype):
 class NllLossBackward0(Op):
     """out = -weight[target] * self[target] per sample; 'mean' divides by the total weight"""
     saves = ("ignore_index", "reduction", "self", "target", "weight")
+    tensor_params = ("target", "weight")  # saved version-checked, as PyTorch does
 
     def forward(xp, self, *, target, weight, reduction, ignore_index):
         class_dim = 0 if self.ndim == 1 else 1
@@ -113,6 +114,7 @@ class NllLossBackward0(Op):
         return xp.asarray(total / weights.sum() if reduction == "mean" else total, dtype=self.dtype)
 
     def d_self(grad, ignore_index, reduction, self, target, weight):
+        target, weight = target._data, None if weight is None else weight._data  # (constants of the derivative)
         xp = backend.namespace_of(grad._data)
         dtype = grad._data.dtype
         class_dim = 0 if target.ndim == 0 else 1
@@ -178,16 +180,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     if weight is not None and tuple(weight.shape) != (classes,):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
                            f"got weight tensor of shape: {list(weight.shape)}")
-    w = None if weight is None else weight._data  # None: no class weighting (_saved_weight reads None, as in PyTorch)
+    w = weight  # None: no class weighting (_saved_weight reads None, as in PyTorch)
     if input.ndim <= 2:
-        return NllLossBackward0.apply(input, target=data, weight=w, reduction=reduction, ignore_index=ignore_index)
+        return NllLossBackward0.apply(input, target=target, weight=w, reduction=reduction, ignore_index=ignore_index)
     if input.ndim == 4:
-        return NllLoss2DBackward0.apply(input, target=data, weight=w, reduction=reduction, ignore_index=ignore_index)
+        return NllLoss2DBackward0.apply(input, target=target, weight=w, reduction=reduction, ignore_index=ignore_index)
     n = input.shape[0]  # other spatial ranks go through the 2-D op, as PyTorch does
     spatial = 1
     for size in shape[2:]:  # (written out, not -1: an empty batch leaves -1 undetermined)
         spatial *= size
-    out = NllLoss2DBackward0.apply(input.reshape(n, classes, 1, spatial), target=data.reshape(n, 1, spatial), weight=w,
+    out = NllLoss2DBackward0.apply(input.reshape(n, classes, 1, spatial), target=target.reshape(n, 1, spatial), weight=w,
                                    reduction=reduction, ignore_index=ignore_index)
     return out.view(*target.shape) if reduction == "none" else out
 

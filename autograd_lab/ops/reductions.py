@@ -317,6 +317,7 @@ class LogsumexpBackward0(Op):
 class GatherBackward0(Op):
     """out[i][j] = self[index[i][j]][j] (along ``dim``)"""
     saves = ("dim", "index", "self_sym_sizes")
+    tensor_params = ("index",)  # saved version-checked, as PyTorch does
 
     def forward(xp, self, *, dim, index):
         # index may be smaller than self in the other dims: the output is shaped like index (NumPy would broadcast)
@@ -330,6 +331,7 @@ class GatherBackward0(Op):
 class ScatterAddBackward0(Op):
     """out = self, with src added at ``index`` along ``dim`` (repeated indices accumulate)"""
     saves = ("dim", "index")
+    tensor_params = ("index",)
     promotes = True
 
     def forward(xp, self, src, *, dim, index):
@@ -491,13 +493,13 @@ def logsumexp(input, dim, keepdim=False):
 def gather(input, dim, index):
     """Pick values along ``dim`` at ``index`` (an int64 tensor shaped like the output)."""
     d = _wrap_dim(dim, input.ndim, "gather")
-    return GatherBackward0.apply(input, dim=d, index=index._data)
+    return GatherBackward0.apply(input, dim=d, index=index)
 
 
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate)."""
     d = _wrap_dim(dim, input.ndim, "scatter_add")
-    return ScatterAddBackward0.apply(input, src, dim=d, index=index._data)
+    return ScatterAddBackward0.apply(input, src, dim=d, index=index)
 
 
 def sum_to_size(input, *size):

@@ -1,0 +1,118 @@
+"""Tensors an op takes without differentiating them (a loss's target, an index, a mask) are saved as
+PyTorch saves them: version-checked, so an in-place change before ``backward()`` is an error rather
+than a silently different gradient; and ``_saved_<name>`` reads as PyTorch's."""
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+from autograd_lab.ops._op import Op
+
+torch = pytest.importorskip("torch")
+
+
+def _cases(m):
+    """(name, build(m) -> (loss, the tensor changed in place afterwards), saved attribute, its expected value)"""
+    F = m.nn.functional
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    table = rng.standard_normal((5, 2))
+
+    def leaf(a):
+        return m.tensor(a, requires_grad=True)
+
+    def nll_target():
+        t = m.tensor([0, 1, 3])
+        return F.nll_loss(leaf(x).log_softmax(1), t), t
+
+    def nll_weight():
+        w = m.tensor([1.0, 2.0, 0.5, 1.5], dtype=m.float64)
+        return F.cross_entropy(leaf(x), m.tensor([0, 1, 3]), weight=w), w
+
+    def gather():
+        i = m.tensor([[0, 1], [2, 3], [1, 1]])
+        return leaf(x).gather(1, i).sum(), i
+
+    def scatter_add():
+        i = m.tensor([[0, 1], [2, 3], [1, 1]])
+        return m.zeros(3, 4, dtype=m.float64).scatter_add(1, i, leaf(x[:, :2])).pow(2).sum(), i
+
+    def embedding():
+        i = m.tensor([[0, 4], [2, 2]])
+        return F.embedding(i, leaf(table)).pow(2).sum(), i
+
+    def masked_fill():
+        mask = m.tensor(x > 0)
+        return leaf(x).masked_fill(mask, 0.0).pow(2).sum(), mask
+
+    def masked_fill_tensor_value():
+        mask = m.tensor(x > 0)
+        return leaf(x).masked_fill(mask, leaf(np.array(2.0))).pow(2).sum(), mask
+
+    return {"nll_loss target": nll_target, "nll_loss weight": nll_weight, "gather": gather,
+            "scatter_add": scatter_add, "embedding": embedding, "masked_fill": masked_fill,
+            "masked_fill tensor value": masked_fill_tensor_value}
+
+
+CHANGE = {"nll_loss weight": lambda t: t.mul_(2), "masked_fill": lambda t: t.zero_(),
+          "masked_fill tensor value": lambda t: t.zero_()}
+
+
+@pytest.mark.parametrize("name", sorted(_cases(al)))
+def test_changing_a_saved_tensor_parameter_in_place_is_caught_as_in_torch(name):
+    messages = []
+    for m in (torch, al):
+        loss, param = _cases(m)[name]()
+        CHANGE.get(name, lambda t: t.fill_(1))(param)
+        with pytest.raises(RuntimeError) as caught:
+            loss.backward()
+        messages.append(str(caught.value))
+    for text in messages:
+        assert "modified by an inplace operation" in text and "is at version 1; expected version 0" in text
+
+
+@pytest.mark.parametrize("name", sorted(_cases(al)))
+def test_without_changes_the_gradients_match_torch(name):
+    grads = []
+    for m in (torch, al):
+        loss, _ = _cases(m)[name]()
+        node = loss.grad_fn
+        leaves = []
+        stack = [node]
+        while stack:  # the leaves of this small graph, in a fixed order
+            n = stack.pop()
+            for child, _ in n.next_functions:
+                if child is not None and hasattr(child, "variable"):
+                    leaves.append(child.variable)
+                elif child is not None:
+                    stack.append(child)
+        loss.backward()
+        grads.append([leaf.grad.numpy() if m is torch else leaf.grad._data for leaf in leaves])
+    assert len(grads[0]) == len(grads[1])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-14)
+
+
+def test_saved_parameters_read_as_torch_shows_them():
+    for m in (torch, al):
+        F = m.nn.functional
+        x = m.tensor(np.random.default_rng(1).standard_normal((3, 4)), requires_grad=True).log_softmax(1)
+        t = m.tensor([0, 1, 3])
+        node = F.nll_loss(x, t, reduction="sum").grad_fn
+        assert node._saved_reduction == 2 and node._saved_weight is None and node._saved_ignore_index % 2**64 == 2**64 - 100
+        assert isinstance(node._saved_target, m.Tensor) and node._saved_target.tolist() == [0, 1, 3]
+        assert F.mse_loss(x, x.detach(), reduction="none").grad_fn._saved_reduction == 0
+        i = m.tensor([[0], [1], [2]])
+        assert isinstance(x.gather(1, i).grad_fn._saved_index, m.Tensor)
+
+
+def test_tensor_params_must_be_keyword_parameters():
+    with pytest.raises(TypeError, match=r"tensor_params names \['nope'\]"):
+        class BadBackward0(Op):  # noqa: F841
+            tensor_params = ("nope",)
+
+            def forward(xp, self, *, mask):
+                return self
+
+            def d_self(grad):
+                return grad
