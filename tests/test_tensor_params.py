@@ -49,12 +49,29 @@ def _cases(m):
         mask = m.tensor(x > 0)
         return leaf(x).masked_fill(mask, leaf(np.array(2.0))).pow(2).sum(), mask
 
-    return {"nll_loss target": nll_target, "nll_loss weight": nll_weight, "gather": gather,
+    def index():
+        i = m.tensor([0, 2, 2])
+        return (leaf(x)[i] ** 2).sum(), i
+
+    def index_two_dims():
+        i = m.tensor([1, 3])
+        return (leaf(x)[:, i] ** 2).sum(), i
+
+    def index_mask():
+        mask = m.tensor(x > 0)
+        return (leaf(x)[mask] ** 2).sum(), mask
+
+    def index_put():
+        i = m.tensor([0, 2])
+        return (leaf(x).index_put((i,), leaf(np.ones(4)), accumulate=True) ** 2).sum(), i
+
+    return {"index": index, "index, second dim": index_two_dims, "index, mask": index_mask, "index_put": index_put,
+            "nll_loss target": nll_target, "nll_loss weight": nll_weight, "gather": gather,
             "scatter_add": scatter_add, "embedding": embedding, "masked_fill": masked_fill,
             "masked_fill tensor value": masked_fill_tensor_value}
 
 
-CHANGE = {"nll_loss weight": lambda t: t.mul_(2), "masked_fill": lambda t: t.zero_(),
+CHANGE = {"nll_loss weight": lambda t: t.mul_(2), "masked_fill": lambda t: t.zero_(), "index, mask": lambda t: t.zero_(),
           "masked_fill tensor value": lambda t: t.zero_()}
 
 
@@ -116,3 +133,23 @@ def test_tensor_params_must_be_keyword_parameters():
 
             def d_self(grad):
                 return grad
+
+
+def test_index_keys_read_and_differentiate_twice_as_in_torch():
+    """``_saved_indices`` is a tuple of the index tensors (None for a whole dim), and a double backward
+    goes through the saved key (IndexBackward0 -> IndexBackwardBackward0 -> IndexBackward0)."""
+    out = []
+    for m in (torch, al):
+        x = m.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+        i = m.tensor([2, 0, 2])
+        node = x[:, i[:2]].grad_fn
+        assert node.name() == "IndexBackward0" and node._saved_indices[0] is None
+        assert node._saved_indices[1].tolist() == [2, 0]
+        y = (x[i] ** 3).sum()
+        (g,) = m.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        out.append((g.detach().numpy() if m is torch else g._data, x.grad.numpy() if m is torch else x.grad._data))
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            g.sum().backward()
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(b, a)

@@ -106,7 +106,8 @@ class Op(Node):
     is_view = False  # outputs share storage and version counter with the first input
     array_safe = False  # the d_* are valid on raw arrays too (module docstring: backward on arrays)
     promotes = False  # inputs are promoted to a common dtype first (PyTorch's rules); "float": and to floating
-    tensor_params: tuple = ()  # keyword parameters given as tensors that get no gradient (module docstring)
+    tensor_params: tuple = ()  # keyword parameters given as tensors that get no gradient (module docstring); a
+    # tuple of them (an index key) is kept record by record, for ops without array derivatives only
     # filled in by __init_subclass__:
     _input_names: tuple[str, ...] = ()
     _variadic = False
@@ -229,7 +230,7 @@ class Op(Node):
         try:  # (one and two inputs called directly: a call with *args costs more than the op's Python)
             if params:
                 call = params if not cls.tensor_params else {  # (tensor parameters: forward takes their arrays)
-                    k: v._data if isinstance(v, Tensor) else v for k, v in params.items()}
+                    k: _param_arrays(v) if k in cls.tensor_params else v for k, v in params.items()}
                 data = cls.forward(xp, *((a,) if n == 1 else (a, b) if n == 2 else arrays), **call)
             elif n == 1:
                 data = cls.forward(xp, a)
@@ -489,6 +490,24 @@ class Op(Node):
         result = cls.backward(grad_outputs[0] if len(self._output_meta) == 1 else grad_outputs, *saved)
         return result if isinstance(result, tuple) else (result,)
 
+    def _unpack_saved(self) -> tuple:
+        """``Node._unpack_saved``, and the tensors of a saved index key (a tuple, ``tensor_params``)."""
+        if not type(self).tensor_params:
+            return Node._unpack_saved(self)
+        return tuple(v.unpack(self) if v.__class__ is SavedTensor
+                     else tuple(x.unpack(self) if x.__class__ is SavedTensor else x for x in v) if v.__class__ is tuple
+                     else v for v in self._saved)
+
+    def _release_saved(self) -> list[str]:
+        freed = Node._release_saved(self)
+        if type(self).tensor_params:  # the records inside a saved index key
+            for value in self._saved:
+                if value.__class__ is tuple:
+                    for v in value:
+                        if v.__class__ is SavedTensor and not v._released:
+                            v.release()
+        return freed
+
     def _unpacked_saved(self, gdtype) -> tuple:
         """The saved values with tensors unpacked to their arrays (through their hooks if they have
         some, with the usual version check), and whether every saved array has the dtype ``gdtype``."""
@@ -676,12 +695,24 @@ class Op(Node):
         name, kind, _ = type(self)._save_plan[index]
         if kind == "input" and isinstance(value, Number):  # a Python scalar operand reads as a 0-dim tensor
             return Tensor._make(backend.np.asarray(value))
+        if kind == "tensor_param" and value.__class__ is tuple:  # an index key: its tensors, None for a whole dim
+            return tuple(v.unpack(self) if v.__class__ is SavedTensor else None if v == slice(None) else v
+                         for v in value)
         if name == "reduction" and isinstance(value, str) and value in _REDUCTION_ENUM:
             return _REDUCTION_ENUM[value]  # a loss's reduction reads as PyTorch's enum value
         return value
 
 
-_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # at::Reduction, what PyTorch's _saved_reduction shows
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _param_arrays(value):
+    """A tensor parameter as ``forward`` takes it: a tensor's array, or an index key with each tensor's array."""
+    if isinstance(value, Tensor):
+        return value._data
+    if value.__class__ is tuple:
+        return tuple(v._data if isinstance(v, Tensor) else v for v in value)
+    return value  # at::Reduction, what PyTorch's _saved_reduction shows
 
 
 # One-output nodes share their ``_output_meta`` tuple, ``((shape, dtype),)``, with the other nodes of
@@ -817,7 +848,11 @@ def _save_needed(cls, edges, inputs, result, params) -> tuple:
             saved.append(params[key] if key in params else cls._param_defaults[key])
         elif kind == "tensor_param":
             value = params[key] if key in params else cls._param_defaults[key]
-            saved.append(SavedTensor(value, False, name) if isinstance(value, Tensor) else value)
+            if isinstance(value, Tensor):
+                value = SavedTensor(value, False, name)
+            elif value.__class__ is tuple:  # an index key: each tensor in it
+                value = tuple(SavedTensor(v, False, name) if isinstance(v, Tensor) else v for v in value)
+            saved.append(value)
         elif kind == "sizes":
             saved.append(tuple(inputs[key]._data.shape))
         else:  # numel

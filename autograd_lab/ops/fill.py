@@ -147,6 +147,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 class IndexPutBackward0(Op):
     """out = self with ``values`` written (or added, with ``accumulate``) at ``indices``"""
     saves = ("accumulate", "indices")
+    tensor_params = ("indices",)  # the index tensors are saved version-checked, as PyTorch does
 
     def forward(xp, self, values, *, indices, accumulate):
         out = self.copy()
@@ -168,11 +169,11 @@ class IndexPutBackward0(Op):
 
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` put at ``indices`` (a tuple of index tensors), out of place."""
-    from .indexing import _to_array_index
+    from .indexing import _index_item
     xp = backend.namespace_of(input._data)
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): indices must be a tuple of tensors, got {type(indices).__name__}")
-    key = tuple(_to_array_index(i, xp) for i in indices)
+    key = tuple(_index_item(i, xp) for i in indices)
     if not isinstance(values, Tensor):
         values = Tensor._make(xp.asarray(values, dtype=input._data.dtype))
     return IndexPutBackward0.apply(input, values, indices=key[0] if len(key) == 1 else key, accumulate=accumulate)

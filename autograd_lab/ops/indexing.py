@@ -17,6 +17,7 @@ from .shape import AliasBackward0, select, unsqueeze
 class IndexBackward0(Op):
     """out = self[indices] with integer-array or mask indices (a copy)"""
     saves = ("indices", "self_sym_sizes")
+    tensor_params = ("indices",)  # the index tensors are saved version-checked, as PyTorch does
 
     def forward(xp, self, *, indices):
         return self[indices]
@@ -28,6 +29,7 @@ class IndexBackward0(Op):
 class IndexBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` added at ``indices``, repeated indices accumulating"""
     saves = ("indices",)
+    tensor_params = ("indices",)
 
     def forward(xp, self, *, sizes, indices):
         out = xp.zeros(sizes, dtype=self.dtype)
@@ -41,6 +43,14 @@ class IndexBackwardBackward0(Op):
 def _is_advanced(item) -> bool:
     return isinstance(item, (Tensor, list, bool)) or hasattr(item, "__array_namespace__") or \
         isinstance(item, backend.np.ndarray)
+
+
+def _index_item(item, xp):
+    """An item of an advanced index key as the op takes it: an index tensor of this device as it is (the op
+    saves it version-checked), anything else as ``_to_array_index`` makes it."""
+    if isinstance(item, Tensor) and item._data.dtype.kind in "iub" and backend.namespace_of(item._data) is xp:
+        return item
+    return _to_array_index(item, xp)
 
 
 def _to_array_index(item, xp):
@@ -93,8 +103,8 @@ def getitem(tensor: Tensor, key):
         raise IndexError(f"too many indices for tensor of dimension {tensor.ndim} (got {n_dims} indices)")
     if any(_is_advanced(k) for k in key):
         xp = backend.namespace_of(tensor._data)
-        indices = tuple(_to_array_index(k, xp) for k in key)
-        return IndexBackward0.apply(tensor, indices=indices[0] if len(indices) == 1 else indices)
+        indices = tuple(_index_item(k, xp) for k in key)  # (a tuple even for one index: _saved_indices as PyTorch's)
+        return IndexBackward0.apply(tensor, indices=indices)
     _check_bounds(tensor, key)
     return _basic(tensor, key, bare_slice)
 
