@@ -153,3 +153,42 @@ def test_index_keys_read_and_differentiate_twice_as_in_torch():
             g.sum().backward()
     for a, b in zip(*out):
         np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("weight_dtype", ["float64", "int64"])
+@pytest.mark.parametrize("shape", [(), (2,)])
+def test_binary_cross_entropies_compute_in_the_input_dtype_whatever_the_weights(weight_dtype, shape):
+    """PyTorch's kernels compute these losses in the input's dtype; NumPy would widen float32 by a float64
+    or integer weight."""
+    results = []
+    for m in (torch, al):
+        F = m.nn.functional
+        a = m.tensor([0.5, -1.2], requires_grad=True)  # float32
+        t = (-a).sigmoid().detach()
+        w = m.tensor(np.full(shape, 2, dtype=weight_dtype))
+        losses = [F.binary_cross_entropy(a.sigmoid(), t, weight=w, reduction="none"),
+                  F.binary_cross_entropy_with_logits(a, t, weight=w, reduction="none"),
+                  F.binary_cross_entropy_with_logits(a, t, pos_weight=w, reduction="none")]
+        sum(loss.sum() for loss in losses).backward()
+        results.append(([str(loss.dtype).split(".")[-1] for loss in losses], str(a.grad.dtype).split(".")[-1],
+                        [loss.detach().numpy() if m is torch else loss._data for loss in losses],
+                        a.grad.numpy() if m is torch else a.grad._data))
+    (dt_t, gdt_t, val_t, g_t), (dt_a, gdt_a, val_a, g_a) = results
+    assert dt_a == dt_t == ["float32"] * 3 and gdt_a == gdt_t == "float32"
+    for x, y in zip(val_a, val_t):
+        np.testing.assert_allclose(x, y, rtol=1e-6)
+    np.testing.assert_allclose(g_a, g_t, rtol=1e-5)
+
+
+def test_a_bce_weight_changed_in_place_is_caught_as_in_torch():
+    for m in (torch, al):
+        F = m.nn.functional
+        a = m.tensor([0.5, -1.2], requires_grad=True)
+        w, pw = m.tensor([1.0, 2.0]), m.tensor([3.0, 0.5])
+        losses = [F.binary_cross_entropy(a.sigmoid(), a.detach().sigmoid(), weight=w),
+                  F.binary_cross_entropy_with_logits(a, a.detach().sigmoid(), pos_weight=pw)]
+        w.mul_(2)
+        pw.mul_(2)
+        for loss in losses:
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                loss.backward(retain_graph=True)

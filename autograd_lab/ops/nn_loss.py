@@ -35,16 +35,23 @@ def _mean_scale(reduction: str, numel: int) -> float:
     return 1.0 / numel if reduction == "mean" else 1.0
 
 
-def _constant(array) -> Tensor | None:
-    return None if array is None else Tensor._make(array)
+def _constant(weight: Tensor | None, like: Tensor) -> Tensor | None:
+    """A saved weight as a constant of the derivative, in ``like``'s dtype: no gradient flows to a loss's
+    weights, and the binary cross entropies compute in their input's dtype whatever the weights' (as in PyTorch)."""
+    return None if weight is None else weight.detach().to(like.dtype)
+
+
+def _in_dtype(weight, dtype):
+    """A weight array in the loss's dtype (``_constant`` for the forward and the array forms)."""
+    return None if weight is None else weight.astype(dtype, copy=False)
 
 
 def _times(out, constant):
-    """``out * constant`` on arrays with the tensor ops' dtype: a non-floating constant (class weights given as
-    integers) takes ``out``'s dtype, where NumPy would widen float32 to float64."""
+    """``out * constant`` on arrays in ``out``'s dtype: a constant of another dtype (class weights given as
+    integers, or as float64 for a float32 loss) takes ``out``'s, where NumPy would widen float32 to float64."""
     if constant is None:
         return out
-    if constant.dtype.kind != "f":
+    if constant.dtype != out.dtype:
         constant = constant.astype(out.dtype)
     return out * constant
 
@@ -293,8 +300,10 @@ _BCE_EPS = 1e-12  # the gradient's denominator x * (1 - x) never goes below this
 class BinaryCrossEntropyBackward0(Op):
     """out = -weight * (target * log(self) + (1 - target) * log(1 - self)), logs clamped at -100"""
     saves = ("reduction", "self", "target", "weight")
+    tensor_params = ("weight",)  # saved version-checked, as PyTorch does
 
     def forward(xp, self, target, *, weight, reduction):
+        weight = _in_dtype(weight, self.dtype)  # (the loss is in the input's dtype, as PyTorch's kernel computes it)
         with backend.np.errstate(divide="ignore"):  # log(0) = -inf, clamped next
             log_p = xp.maximum(xp.log(self), -100)
             log_q = xp.maximum(xp.log1p(-self), -100)
@@ -303,12 +312,12 @@ class BinaryCrossEntropyBackward0(Op):
 
     def d_self(grad, reduction, self, target, weight):
         out = grad * (self - target) / (self * (1 - self)).clamp(min=_BCE_EPS) * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight)
+        return out if weight is None else out * _constant(weight, self)
 
     def d_target(grad, reduction, self, target, weight):
         logit = (1 - self).log().clamp(min=-100) - self.log().clamp(min=-100)
         out = grad * logit * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight)
+        return out if weight is None else out * _constant(weight, self)
 
     # array forms (ops/_op.py): d_self's and d_target's expressions on the arrays
     def a_self(grad, reduction, self, target, weight):
@@ -333,7 +342,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if data.size and (data.min() < 0 or data.max() > 1):
         raise RuntimeError("all elements of input should be between 0 and 1 [autograd_lab] binary_cross_entropy takes "
                            "probabilities: apply sigmoid first, or use binary_cross_entropy_with_logits on the logits")
-    w = None if weight is None else backend.namespace_of(data).broadcast_to(weight._data, data.shape)
+    # (PyTorch expands the weight to the input's shape, a view: the saved record shares its version counter)
+    w = None if weight is None else weight.expand(*data.shape)
     return BinaryCrossEntropyBackward0.apply(input, target, weight=w, reduction=reduction)
 
 
@@ -350,8 +360,10 @@ def _softplus_array(xp, x):
 class BinaryCrossEntropyWithLogitsBackward0(Op):
     """out = -weight * (pos_weight * target * log(sigmoid(x)) + (1 - target) * log(1 - sigmoid(x)))"""
     saves = ("pos_weight", "reduction", "self", "target", "weight")
+    tensor_params = ("pos_weight", "weight")  # saved version-checked, as PyTorch does
 
     def forward(xp, self, target, *, weight, pos_weight, reduction):
+        weight, pos_weight = _in_dtype(weight, self.dtype), _in_dtype(pos_weight, self.dtype)  # (as in BCE)
         neg_log_sigmoid = xp.log1p(xp.exp(-xp.abs(self))) + xp.maximum(-self, 0)  # -log(sigmoid(x)), stably
         if pos_weight is None:
             loss = (1 - target) * self + neg_log_sigmoid
@@ -363,15 +375,15 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if pos_weight is None:
             local = self.sigmoid() - target
         else:
-            pw = _constant(pos_weight)
+            pw = _constant(pos_weight, self)
             local = (pw * target + 1 - target) * self.sigmoid() - pw * target
         out = grad * local * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight)
+        return out if weight is None else out * _constant(weight, self)
 
     def d_target(grad, pos_weight, reduction, self, target, weight):
-        local = -self if pos_weight is None else _constant(pos_weight) * _softplus(-self) - _softplus(self)
+        local = -self if pos_weight is None else _constant(pos_weight, self) * _softplus(-self) - _softplus(self)
         out = grad * local * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight)
+        return out if weight is None else out * _constant(weight, self)
 
     # array forms (ops/_op.py): d_self's and d_target's expressions on the arrays
     def a_self(grad, pos_weight, reduction, self, target, weight):
@@ -399,6 +411,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     xp = backend.namespace_of(input._data)
-    w = None if weight is None else xp.broadcast_to(weight._data, input._data.shape)
-    pw = None if pos_weight is None else xp.broadcast_to(pos_weight._data, input._data.shape)
-    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=w, pos_weight=pw, reduction=reduction)
+    for extra in (weight, pos_weight):  # each must broadcast to the input's shape (raises NumPy's error otherwise)
+        if extra is not None:
+            xp.broadcast_to(extra._data, input._data.shape)
+    # (saved as given, unexpanded, as PyTorch saves them; the kernels broadcast them)
+    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight,
+                                                       reduction=reduction)
