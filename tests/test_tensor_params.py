@@ -192,3 +192,20 @@ def test_a_bce_weight_changed_in_place_is_caught_as_in_torch():
         for loss in losses:
             with pytest.raises(RuntimeError, match="modified by an inplace operation"):
                 loss.backward(retain_graph=True)
+
+
+def test_batch_norm_running_statistics_in_evaluation_are_saved_version_checked():
+    """Evaluation normalises by the running statistics: changing them in place before backward is PyTorch's
+    error. In training the backward does not read them; two training forwards before one backward (each
+    updating the statistics in place) work in both libraries."""
+    for m in (torch, al):
+        bn = m.nn.BatchNorm1d(3).eval()
+        y = bn(m.randn(4, 3, requires_grad=True))
+        assert isinstance(y.grad_fn._saved_running_mean, m.Tensor)
+        bn.running_var.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+        bn.train()
+        x = m.randn(4, 3, requires_grad=True)
+        (bn(x).pow(2).sum() + bn(x * 2).pow(2).sum()).backward()
+        assert x.grad is not None

@@ -329,9 +329,12 @@ class NativeBatchNormBackward0(Op):
     """out = (x - mean) / sqrt(var + eps) * weight + bias, per channel (dim 1)
 
     Training uses the batch's mean and biased variance; evaluation the running statistics, given as
-    ``running_mean`` / ``running_var`` arrays.
+    ``running_mean`` / ``running_var`` tensors, saved version-checked (as PyTorch does: changing them in
+    place before backward is an error). In training they are not given (``None``): the backward does not
+    read them, and the forward has just updated them in place.
     """
     saves = ("eps", "input", "running_mean", "running_var", "training", "weight")
+    tensor_params = ("running_mean", "running_var")
 
     def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps):
         dims = (0,) + tuple(range(2, input.ndim))
@@ -354,6 +357,7 @@ class NativeBatchNormBackward0(Op):
             mean = input.mean(dims, keepdim=True)
             invstd = (input.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
         else:
+            running_mean, running_var = running_mean._data, running_var._data  # (constants of the derivative)
             mean = Tensor._make(running_mean.reshape((1, -1) + (1,) * (input.ndim - 2)))
             xp = backend.namespace_of(running_var)
             invstd = Tensor._make((1 / xp.sqrt(running_var + eps)).reshape(mean.shape).astype(input._data.dtype))
@@ -426,7 +430,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                                                  alpha=momentum)
             running_var.mul_(1 - momentum).add_(Tensor._make(xp.asarray(unbiased, dtype=running_var._data.dtype)),
                                                 alpha=momentum)
-    stats = (None, None) if training else (running_mean._data.copy(), running_var._data.copy())
+    stats = (None, None) if training else (running_mean, running_var)
     return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=stats[0],
                                           running_var=stats[1], eps=eps)
 
