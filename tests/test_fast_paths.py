@@ -696,3 +696,15 @@ def test_single_output_views_are_made_as_the_general_path_makes_them(expr, mode,
     if a[5] is not None:
         assert [type(n).__name__ for n, _ in a[5][0]] == [type(n).__name__ for n, _ in b[5][0]]
         assert a[5][1:] == b[5][1:]
+
+
+def test_tensor_params_must_be_keyword_parameters():
+    with pytest.raises(TypeError, match=r"tensor_params names \['nope'\]"):
+        class BadBackward0(Op):  # noqa: F841
+            tensor_params = ("nope",)
+
+            def forward(xp, self, *, mask):
+                return self
+
+            def d_self(grad):
+                return grad

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab.ops._op import Op
 
 torch = pytest.importorskip("torch")
 
@@ -122,17 +121,6 @@ def test_saved_parameters_read_as_torch_shows_them():
         i = m.tensor([[0], [1], [2]])
         assert isinstance(x.gather(1, i).grad_fn._saved_index, m.Tensor)
 
-
-def test_tensor_params_must_be_keyword_parameters():
-    with pytest.raises(TypeError, match=r"tensor_params names \['nope'\]"):
-        class BadBackward0(Op):  # noqa: F841
-            tensor_params = ("nope",)
-
-            def forward(xp, self, *, mask):
-                return self
-
-            def d_self(grad):
-                return grad
 
 
 def test_index_keys_read_and_differentiate_twice_as_in_torch():
