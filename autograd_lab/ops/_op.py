@@ -364,35 +364,24 @@ class Op(Node):
     @classmethod
     def _wrap_view(cls, inputs, data, params):
         """The end of ``apply`` for a view with one output (``w.T``, ``x[:, 0]``, ``x.view(...)``): what
-        ``_wrap_general`` and ``_make_views`` do, written out, since every layer takes one (``w.T``)."""
+        ``_wrap_general`` and ``_make_views`` do, without their lists and loops, since every layer takes one."""
         src = inputs[0]
         state = _gm._state
+        edges = None
         if state.grad_enabled and data.dtype.kind == "f":
-            if len(inputs) == 1:  # (_edges_of, written out)
+            if len(inputs) > 1:
+                edges = _edges_of(inputs)
+            else:  # (one input, the common case: _edges_of's loop written out)
                 if src._base is not None and src._view_version != src._vc.value:
                     src.grad_fn  # noqa: B018  (a view whose base changed in place refreshes its history)
                 if src._grad_fn is not None:
                     edges = ((src._grad_fn, src._output_nr),)
                 elif src._requires_grad:
                     edges = ((grad_accumulator(src), 0),)
-                else:
-                    edges = None
-            else:
-                edges = _edges_of(inputs)
-        else:
-            edges = None
-        if data.__class__ is not _CPU_ARRAY and isinstance(data, _NP_SCALAR):  # NumPy's 0-d results
-            data = _np_asarray(data)
         counter = src._version_counter
         if counter is None:
             counter = src._version_counter = VersionCounter()
-        out = _new_object(Tensor)  # (Tensor._make, written out; the view shares the source's version counter)
-        out._data = data
-        out._grad_fn = None
-        out._requires_grad = False
-        out._version_counter = counter
-        out._output_nr = 0
-        out._grad = None
+        out = Tensor._make(data, version_counter=counter)  # (the view shares the source's version counter)
         base = src._base
         attributes = {"_base": src if base is None else base, "_view_chain": src._view_chain + ((cls, params, None),),
                       "_view_version": counter.value}
@@ -404,26 +393,18 @@ class Op(Node):
             attributes["_creation_meta"] = "inference"
         elif not state.grad_enabled:
             attributes["_creation_meta"] = "no_grad"
-        out.__dict__ = attributes
+        out.__dict__ = attributes  # (replaces what Tensor._make may have set: _is_inference is decided above)
         if edges is not None:
-            node = _new_object(cls)  # Node.__init__, written out (as in apply)
-            node.next_functions = edges
-            shape, dtype = data.shape, data.dtype
-            meta = _OUTPUT_META.get(shape)
-            if meta is None or meta[0][1] is not dtype:
-                meta = _output_meta_of(shape, dtype)
-            node._output_meta = meta
-            node._sequence_nr = _next_sequence_nr()
-            node._extras = None
-            node._released = False
-            if cls._save_shortcut == "param":
+            data = out._data
+            meta = _OUTPUT_META.get(data.shape)
+            if meta is None or meta[0][1] is not data.dtype:
+                meta = _output_meta_of(data.shape, data.dtype)
+            if cls._save_shortcut == "param":  # (one keyword parameter: permute's dims, .T's)
                 key = cls._save_plan[0][2]
-                node._saved = (params[key] if key in params else cls._param_defaults[key],)
+                saved = (params[key] if key in params else cls._param_defaults[key],)
             else:
-                node._saved = _save_needed(cls, edges, inputs, out, params) if cls._save_plan else ()
-            out._grad_fn = node
-            if _anomaly_in_use[0] and _anomaly._state.enabled:
-                _anomaly.record_forward_trace(node)
+                saved = _save_needed(cls, edges, inputs, out, params) if cls._save_plan else ()
+            out._grad_fn = _new_node(cls, edges, meta, saved)
         return out
 
     @classmethod
@@ -439,17 +420,10 @@ class Op(Node):
         else:
             results = [Tensor._make(data)]
         if edges is not None:
-            node = _new_object(cls)  # Node.__init__, written out (as in apply)
-            node.next_functions = edges
-            node._output_meta = tuple([(out.shape, out.dtype) for out in outputs])
-            node._sequence_nr = _next_sequence_nr()
-            node._extras = None
-            node._released = False
-            node._saved = _save_needed(cls, node.next_functions, inputs, results[0], params)
+            node = _new_node(cls, edges, tuple([(out.shape, out.dtype) for out in outputs]),
+                             _save_needed(cls, edges, inputs, results[0], params))
             for t in results:
                 t._grad_fn = node
-            if _anomaly_in_use[0] and _anomaly._state.enabled:
-                _anomaly.record_forward_trace(node)
         return tuple(results) if multi else results[0]
 
     @classmethod
@@ -744,6 +718,21 @@ class _InplaceTarget:
 
 
 _inplace_target = _InplaceTarget()
+
+
+def _new_node(cls, edges, meta, saved):
+    """A node of ``cls`` (``Node.__init__``, written out as ``apply`` does inline for one output), and its
+    forward trace in anomaly mode: for the nodes of views and of ops with several outputs."""
+    node = _new_object(cls)
+    node.next_functions = edges
+    node._output_meta = meta
+    node._sequence_nr = _next_sequence_nr()
+    node._extras = None
+    node._released = False
+    node._saved = saved
+    if _anomaly_in_use[0] and _anomaly._state.enabled:
+        _anomaly.record_forward_trace(node)
+    return node
 
 
 def _edges_of(inputs) -> tuple | None:
