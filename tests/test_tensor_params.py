@@ -184,8 +184,7 @@ def test_a_bce_weight_changed_in_place_is_caught_as_in_torch():
 
 def test_batch_norm_running_statistics_in_evaluation_are_saved_version_checked():
     """Evaluation normalises by the running statistics: changing them in place before backward is PyTorch's
-    error. In training the backward does not read them; two training forwards before one backward (each
-    updating the statistics in place) work in both libraries."""
+    error."""
     for m in (torch, al):
         bn = m.nn.BatchNorm1d(3).eval()
         y = bn(m.randn(4, 3, requires_grad=True))
@@ -193,7 +192,27 @@ def test_batch_norm_running_statistics_in_evaluation_are_saved_version_checked()
         bn.running_var.mul_(2)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
-        bn.train()
-        x = m.randn(4, 3, requires_grad=True)
-        (bn(x).pow(2).sum() + bn(x * 2).pow(2).sum()).backward()
-        assert x.grad is not None
+
+
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_batch_norm_training_updates_running_statistics_as_pytorchs_kernel_does(momentum):
+    """Training writes the running statistics without bumping their versions (PyTorch's kernel does; only
+    ``num_batches_tracked.add_(1)`` counts), and saves them version-checked all the same: two training
+    forwards before one backward work, an in-place change by the user before backward raises."""
+    versions, stats = {}, {}
+    for m in (torch, al):
+        bn = m.nn.BatchNorm2d(3, momentum=momentum)
+        x = m.tensor(np.random.default_rng(0).standard_normal((4, 3, 2, 2)), dtype=m.float32, requires_grad=True)
+        y1, y2 = bn(x), bn(x * 2)
+        assert isinstance(y1.grad_fn._saved_running_mean, m.Tensor)
+        (y1.pow(2).sum() + y2.pow(2).sum()).backward()
+        versions[m] = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
+        stats[m] = (bn.running_mean.detach().numpy().copy(), bn.running_var.detach().numpy().copy(),
+                    x.grad.numpy().copy())
+        y = bn(x)
+        bn.running_mean.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+    assert versions[al] == versions[torch]
+    for ours, theirs in zip(stats[al], stats[torch]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)  # (x.grad is ~1e-5: float32 cancellation)

@@ -14,7 +14,9 @@ import warnings
 from .. import backend
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
+from ._devices import mixed_devices_message
 from ._op import Op
+from .inplace import check_inplace, read_only_message
 from .linalg import mm_in_layout_of
 
 # -- softmax and log_softmax -------------------------------------------------------------------
@@ -328,10 +330,11 @@ def _channel_view(t: Tensor, ndim: int) -> Tensor:
 class NativeBatchNormBackward0(Op):
     """out = (x - mean) / sqrt(var + eps) * weight + bias, per channel (dim 1)
 
-    Training uses the batch's mean and biased variance; evaluation the running statistics, given as
-    ``running_mean`` / ``running_var`` tensors, saved version-checked (as PyTorch does: changing them in
-    place before backward is an error). In training they are not given (``None``): the backward does not
-    read them, and the forward has just updated them in place.
+    Training uses the batch's mean and biased variance; evaluation the running statistics. The
+    ``running_mean`` / ``running_var`` tensors are saved version-checked in both modes, as PyTorch saves
+    them: changing them in place between the forward and the backward is an error. Training updates them
+    the way PyTorch's kernel does, writing into their memory without bumping their versions (see
+    ``batch_norm``), so two training forwards before one backward stay valid.
     """
     saves = ("eps", "input", "running_mean", "running_var", "training", "weight")
     tensor_params = ("running_mean", "running_var")
@@ -420,19 +423,34 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
-    xp = backend.namespace_of(input._data)
     if training and running_mean is not None:
-        dims = (0,) + tuple(range(2, input.ndim))
-        mean = input._data.mean(axis=dims)
-        unbiased = input._data.var(axis=dims) * (count / (count - 1))
+        _update_running_stats(input, running_mean, running_var, momentum, count)
+    return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=running_mean,
+                                          running_var=running_var, eps=eps)
+
+
+def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor | None, momentum: float, count: int) -> None:
+    """``stat = (1 - momentum) * stat + momentum * batch_stat`` written into the running statistics' memory,
+    as PyTorch's batch-norm kernel writes them: their version counters are not bumped (``running_mean._version``
+    reads the same after a training step in both libraries), and a node that saved them earlier stays valid.
+    The checks an in-place method makes under ``no_grad`` still apply (inference tensors outside inference
+    mode, expanded memory, read-only memory)."""
+    mixed = mixed_devices_message("batch_norm", [t for t in (input, running_mean, running_var) if t is not None])
+    if mixed:
+        raise RuntimeError(mixed)
+    data = input._data
+    dims = (0,) + tuple(range(2, data.ndim))
+    pairs = [(running_mean, data.mean(axis=dims))]
+    if running_var is not None:
+        pairs.append((running_var, data.var(axis=dims) * (count / (count - 1))))  # (the unbiased variance)
+    for stat, batch in pairs:
         with _gm.no_grad():
-            running_mean.mul_(1 - momentum).add_(Tensor._make(xp.asarray(mean, dtype=running_mean._data.dtype)),
-                                                 alpha=momentum)
-            running_var.mul_(1 - momentum).add_(Tensor._make(xp.asarray(unbiased, dtype=running_var._data.dtype)),
-                                                alpha=momentum)
-    stats = (None, None) if training else (running_mean, running_var)
-    return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=stats[0],
-                                          running_var=stats[1], eps=eps)
+            check_inplace(stat, "batch_norm")
+        target = stat._data
+        if not getattr(target.flags, "writeable", True):
+            raise RuntimeError(read_only_message("batch_norm", target.shape))
+        target *= 1 - momentum
+        target += (momentum * batch).astype(target.dtype, copy=False)
 
 
 def _bind() -> None:
