@@ -199,12 +199,6 @@ def test_expanded_view_refuses_inplace():
     same_error(lambda m, x: m.zeros(1, dtype=m.float64).expand(4).copy_(x), _values(4))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "expand gives a read-only NumPy array, so a non-overlapping part of it cannot be written: "
-    "t = al.zeros(3).unsqueeze(0).expand(2, 3); t[0] = 1.0 raises 'cannot write into this tensor' where torch "
-    "writes (both rows change); and check_inplace refuses zero_/fill_ on expanded tensors, which torch allows "
-    "(al.zeros(3).expand(2, 3).zero_()). Making ExpandBackward0's array writable needs engine._accumulate to detect "
-    "broadcast gradients by zero strides instead of the writeable flag."))
 def test_non_overlapping_part_of_an_expanded_view_is_writable():
     def zero_expanded(m, x):  # PyTorch's fill_/zero_ do not check overlap (its CopySlices backward does)
         b = x.clone()
@@ -218,6 +212,68 @@ def test_non_overlapping_part_of_an_expanded_view_is_writable():
         t[0] = 1.0
         return {"t": t, "y": x * t}
     run_both(program, _values(2, 3))
+
+
+@pytest.mark.parametrize("name", ["fill_number", "zero_", "masked_fill_", "index_put_", "fill_tensor", "copy_",
+                                  "add_", "uniform_", "normal_", "relu_", "clamp_", "setitem_row", "setitem_all",
+                                  "setitem_column"])
+def test_writes_into_expanded_memory_follow_pytorch(name):
+    """Which in-place writes PyTorch lets into an expanded tensor: those writing one value everywhere
+    (``zero_``, ``fill_`` with a number), a write through a view that touches each location once
+    (``t[0] = v`` on a row-expanded ``t``). The rest raise its overlap error; ``masked_fill_`` and
+    ``index_put_``, which PyTorch lets through with a deprecation warning, raise it here (a known
+    difference). Both rows share memory, so both change."""
+    writes = {
+        "fill_number": lambda m, t: t.fill_(2.0), "zero_": lambda m, t: t.zero_(),
+        "masked_fill_": lambda m, t: t.masked_fill_(m.ones(2, 3, dtype=m.bool), 2.0),
+        "index_put_": lambda m, t: t.index_put_((m.tensor([0]),), m.tensor(2.0, dtype=m.float64)),
+        "fill_tensor": lambda m, t: t.fill_(m.tensor(2.0, dtype=m.float64)),
+        "copy_": lambda m, t: t.copy_(m.ones(2, 3, dtype=m.float64)), "add_": lambda m, t: t.add_(1),
+        "uniform_": lambda m, t: t.uniform_(), "normal_": lambda m, t: t.normal_(), "relu_": lambda m, t: t.relu_(),
+        "clamp_": lambda m, t: t.clamp_(0, 1), "setitem_row": lambda m, t: t.__setitem__(0, 2.0),
+        "setitem_all": lambda m, t: t.__setitem__(slice(None), 2.0),
+        "setitem_column": lambda m, t: t.__setitem__((slice(None), 0), 2.0),
+    }
+
+    def program(m, x):
+        base = m.ones(3, dtype=m.float64)
+        t = base.expand(2, 3)
+        writes[name](m, t)
+        return {"base": base, "t": t}
+    if name in ("fill_number", "zero_", "setitem_row"):
+        run_both(program, _values(1), backward=False)
+    elif name in ("masked_fill_", "index_put_"):  # deprecated in PyTorch (it warns and writes); refused here
+        import torch
+
+        import autograd_lab as al
+        with pytest.warns(UserWarning, match=f"Use of {name} on expanded tensors is deprecated"):
+            program(torch, None)
+        with pytest.raises(RuntimeError, match=f"more than one element.*{name}.*PyTorch deprecates it"):
+            program(al, None)
+    else:
+        assert "more than one element of the written-to tensor" in same_error(program, _values(1))
+
+
+def test_an_expanded_gradient_becomes_a_grad_of_its_own():
+    """A gradient arriving as an expanded (broadcast) array, now writable as PyTorch's are, is copied into
+    a buffer of its own before it becomes ``.grad``: writing into ``.grad`` changes one element."""
+    import numpy as np
+
+    import autograd_lab as al
+
+    class Spread(al.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.expand(3)
+    x = al.zeros(3, dtype=al.float64, requires_grad=True)
+    Spread.apply(x).backward()
+    assert 0 not in x.grad._data.strides
+    x.grad[0] += 1
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 1.0, 1.0])
 
 
 def test_result_type_and_broadcast_errors():

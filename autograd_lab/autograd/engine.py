@@ -194,6 +194,11 @@ def _validate(node, grad_inputs):
     return checked
 
 
+def _is_expanded(array) -> bool:
+    """Whether several elements of ``array`` share memory (a broadcast: a zero stride over a dim longer than 1)."""
+    return any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape))
+
+
 def _accumulate(leaf, grad, create_graph: bool, trace: bool, fresh: bool = False):
     """``leaf.grad += grad``, as PyTorch's AccumulateGrad does it; returns (before, after).
 
@@ -207,8 +212,8 @@ def _accumulate(leaf, grad, create_graph: bool, trace: bool, fresh: bool = False
     if old is None:
         if create_graph:
             leaf._grad = grad
-        elif not getattr(grad._data.flags, "writeable", True) or (
-                leaf._data.flags.c_contiguous and not grad._data.flags.c_contiguous):
+        elif not grad._data.flags.c_contiguous and (leaf._data.flags.c_contiguous or _is_expanded(grad._data)) or (
+                not getattr(grad._data.flags, "writeable", True)):
             # a broadcast (expanded) or transposed gradient: .grad gets a buffer laid out like the leaf,
             # as PyTorch's AccumulateGrad does, so that optimizers update it quickly and in place
             leaf._grad = grad.clone().data

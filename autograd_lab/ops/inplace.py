@@ -111,8 +111,7 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
         raise RuntimeError(INFERENCE_MESSAGE)
     data = tensor._data
     if any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
-        raise RuntimeError(OVERLAP_MESSAGE + f" [autograd_lab] {op_name} cannot write into this tensor of shape "
-                           f"{tuple(data.shape)}: it is an expanded view, where several elements share memory")
+        _check_overlap_allowed(op_name, others, data.shape)
     if not _gm._state.grad_enabled:
         return
     base = tensor._base
@@ -124,6 +123,20 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE + _leaf_advice(op_name))
     elif tensor._grad_fn is None and tensor._requires_grad:
         raise RuntimeError(LEAF_MESSAGE + _leaf_advice(op_name))
+
+
+def _check_overlap_allowed(op_name: str, others, shape) -> None:
+    """Writing into an expanded tensor, where several elements share memory: PyTorch refuses it, except in
+    ``zero_`` and ``fill_`` with a number, which write one value everywhere. (``masked_fill_`` and
+    ``index_put_`` are deprecated there in PyTorch, which warns and writes; they are refused here: ours
+    compute the new values out of place and copy them back, and the copies of one memory location would
+    disagree.)"""
+    if op_name == "zero_" or (op_name == "fill_" and others and not isinstance(others[0], Tensor)):
+        return
+    deprecated = (" (PyTorch deprecates it there: it warns and writes)"
+                  if op_name in ("masked_fill_", "index_put_") else "")
+    raise RuntimeError(OVERLAP_MESSAGE + f" [autograd_lab] {op_name} cannot write into this tensor of shape "
+                       f"{tuple(shape)}: it is an expanded view, where several elements share memory{deprecated}")
 
 
 def _leaf_advice(op_name: str) -> str:

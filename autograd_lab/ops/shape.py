@@ -135,7 +135,13 @@ class ExpandBackward0(Op):
     is_view = True
 
     def forward(xp, self, *, size):
-        return xp.broadcast_to(self, size)
+        out = xp.broadcast_to(self, size)
+        if not getattr(out.flags, "writeable", True) and self.flags.writeable:
+            # NumPy's broadcast views are read-only; PyTorch's expanded tensors are not. Writes that
+            # touch each memory location once (``t[0] = 1`` on a row-expanded ``t``, ``fill_``) go
+            # through; the others are refused by ``check_inplace``'s overlap check, as in PyTorch.
+            out.flags.writeable = True
+        return out
 
     def d_self(grad, self_sym_sizes):
         return grad.sum_to_size(self_sym_sizes)
