@@ -11,6 +11,7 @@ NumPy's (``int64 + float32`` is ``float32``; a Python float never widens a float
 from __future__ import annotations
 
 import abc
+import re
 import threading
 
 import numpy as np
@@ -157,6 +158,9 @@ def result_type(*operands) -> dtype:
     return result
 
 
+_DEVICE_STRING = re.compile(r"(cpu|cuda)(?::(0|[1-9][0-9]*))?")
+
+
 class device:
     """Where a tensor's data lives: ``al.device('cpu')``, or ``'cuda'`` with the optional CuPy backend."""
 
@@ -166,11 +170,22 @@ class device:
         if isinstance(spec, device):
             self.type, self.index = spec.type, spec.index
             return
-        kind, _, idx = str(spec).partition(":")
-        if kind not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+        if isinstance(spec, int) and not isinstance(spec, bool):  # an index alone: an accelerator's, as in PyTorch
+            spec, index = "cuda", spec if index is None else index
+        text = str(spec)
+        match = _DEVICE_STRING.fullmatch(text)
+        if match is None:
+            kind = text.partition(":")[0]
+            if kind.isalpha() and kind not in ("cpu", "cuda"):
+                raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+            raise RuntimeError(f"Invalid device string: '{text}' [autograd_lab] write 'cpu', 'cuda' or 'cuda:N'")
+        kind, idx = match.group(1), match.group(2)
+        if idx is not None and index is not None:
+            raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {text}")
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         self.type = kind
-        self.index = int(idx) if idx else index
+        self.index = int(idx) if idx is not None else index
 
     def __eq__(self, other) -> bool:
         try:

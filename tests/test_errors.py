@@ -292,3 +292,89 @@ def test_anomaly_mode_error_carries_the_forward_traceback_of_the_failing_node():
     assert "Traceback of forward call that caused the error" in note
     assert "test_errors.py" in note and "x.sqrt()" in note  # the learner's own line
     assert "autograd_lab/ops" not in note  # the library's frames are left out
+
+
+def test_op_errors_name_the_function_as_pytorch_spells_it():
+    """Errors raised inside an op name the function the user called, in PyTorch's spelling (``mse_loss``,
+    not the node's ``MseLossBackward0``)."""
+    import warnings
+
+    from autograd_lab.ops._op import _function_name
+    from autograd_lab.ops.nn import NativeBatchNormBackward0
+    from autograd_lab.ops.pointwise import Log1PBackward0
+    assert _function_name(NativeBatchNormBackward0) == "native_batch_norm"
+    assert _function_name(Log1PBackward0) == "log1p"
+    assert _function_name(type("MaxPool2DWithIndicesBackward0", (), {})) == "max_pool2d_with_indices"
+    assert _function_name(type("MaskedFillBackward1", (), {})) == "masked_fill"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (the size warning that precedes the error)
+        with pytest.raises(RuntimeError, match=r"\[autograd_lab\] mse_loss cannot broadcast shapes \(3,\) and \(4,\)"):
+            al.nn.functional.mse_loss(al.ones(3), al.ones(4))
+
+
+def _gather_scatter_cases(m):
+    x, long = m.ones(3, 4), m.long
+    return {
+        "index larger along dim": lambda: x.gather(1, m.zeros(3, 5, dtype=long)),
+        "index larger elsewhere": lambda: x.gather(1, m.zeros(4, 2, dtype=long)),
+        "negative index": lambda: x.gather(1, m.full((3, 2), -1)),
+        "int32 index": lambda: x.gather(1, m.zeros(3, 2, dtype=m.int32)),
+        "float index": lambda: x.gather(1, m.zeros(3, 2)),
+        "bool index": lambda: x.gather(1, m.zeros(3, 2, dtype=m.bool)),
+        "index of other ndim": lambda: x.gather(0, m.tensor([1])),
+        "0-d input": lambda: m.tensor(2.0).gather(0, m.tensor([0, 0])),
+        "empty index": lambda: x.gather(1, m.zeros(3, 0, dtype=long)),
+        "scatter_add src dtype": lambda: x.scatter_add(1, m.zeros(3, 2, dtype=long), m.ones(3, 2, dtype=m.float64)),
+        "scatter_add small src": lambda: x.scatter_add(1, m.zeros(3, 2, dtype=long), m.ones(3, 1)),
+        "scatter_add out of bounds": lambda: x.scatter_add(1, m.full((3, 2), 7), m.ones(3, 2)),
+        "scatter_add float index": lambda: x.scatter_add(1, m.zeros(3, 2), m.ones(3, 2)),
+        "scatter_add index of other ndim": lambda: x.scatter_add(1, m.zeros(3, dtype=long), m.ones(3)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_gather_scatter_cases(al)))
+def test_gather_and_scatter_add_check_their_index_as_pytorch_does(case):
+    """PyTorch's index checks, with its messages: NumPy would wrap a negative index around, broadcast an
+    index of the wrong rank, or take a float index's error for its own."""
+    torch = pytest.importorskip("torch")
+    theirs, ours = _gather_scatter_cases(torch)[case], _gather_scatter_cases(al)[case]
+    try:
+        expected = theirs()
+    except RuntimeError as exc:
+        phrase = str(exc).split(" [autograd_lab]")[0]
+        with pytest.raises(RuntimeError) as caught:
+            ours()
+        assert str(caught.value).startswith(phrase)
+    else:
+        assert tuple(ours().shape) == tuple(expected.shape)
+
+
+@pytest.mark.parametrize("args", [("cuda", -1), ("cuda:0", 1), ("cuda:01",), ("cuda: 1",), ("cuda:",), (" cpu",),
+                                  ("cuda:x",), ("CUDA",), ("tpu",)])
+def test_bad_device_strings_raise_pytorchs_errors(args):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        torch.device(*args)
+    with pytest.raises(RuntimeError) as ours:
+        al.device(*args)
+    phrase = str(theirs.value).split(" device type at start")[0].split(", ipu")[0]
+    assert str(ours.value).startswith(phrase)
+
+
+def test_good_device_strings():
+    assert repr(al.device("cpu:1")) == "device(type='cpu', index=1)"
+    assert repr(al.device("cuda", 1)) == "device(type='cuda', index=1)"
+    assert repr(al.device(0)) == "device(type='cuda', index=0)"  # an index alone is an accelerator's
+
+
+def test_integer_powers_with_negative_exponents_follow_pytorch():
+    """A negative Python exponent of an integer tensor is PyTorch's RuntimeError; negative exponents in a
+    tensor give PyTorch's truncated results (NumPy raises ValueError for both)."""
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.tensor([2]) ** -1, lambda: al.tensor([2]) ** -1,
+                "Integers to negative integer powers are not allowed.")
+    for m in (torch, al):
+        base, exponent = m.tensor([2, 1, -1, -1, 0, 3]), m.tensor([-1, -3, -3, -2, 2, 2])
+        assert m.pow(base, exponent).tolist() == [0, 1, -1, 1, 0, 9]
+        assert (2 ** exponent).tolist() == [0, 0, 0, 0, 4, 4]
+        assert ((-1) ** exponent).tolist() == [-1, -1, -1, 1, 1, 1]

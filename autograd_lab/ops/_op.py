@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dis
 import inspect
+import re
 from numbers import Number
 
 from .. import backend
@@ -428,7 +429,7 @@ class Op(Node):
 
     @classmethod
     def _error(cls, inputs, params, exc) -> Exception:
-        op = cls.__name__.replace("Backward", "")[:-1].lower() if cls.__name__.endswith("0") else cls.__name__
+        op = _function_name(cls)
         from ._devices import mixed_devices_message
         mixed = mixed_devices_message(op, inputs)  # tensors on two devices: that is the error, whatever was raised
         if mixed is not None:
@@ -718,6 +719,14 @@ class _InplaceTarget:
 
 
 _inplace_target = _InplaceTarget()
+
+
+def _function_name(cls) -> str:
+    """The function an op class records, as PyTorch names it: ``MseLossBackward0`` -> ``mse_loss``,
+    ``MaxPool2DWithIndicesBackward0`` -> ``max_pool2d_with_indices``, ``PowBackward1`` -> ``pow``."""
+    name = re.sub(r"Backward\d*$", "", cls.__name__).lstrip("_")
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def _new_node(cls, edges, meta, saved):

@@ -165,6 +165,8 @@ class PowBackward1(Op):
     promotes = True
 
     def forward(xp, self, exponent):
+        if exponent.dtype.kind in "iu" and self.dtype.kind in "iu":
+            return _int_power(xp, self, exponent)
         return self ** exponent
 
     def d_self(grad, self, exponent, result):
@@ -179,7 +181,8 @@ class PowBackward2(Op):
     saves = ("exponent", "result", "self")
 
     def forward(xp, exponent, *, self):
-        return xp.asarray(self, dtype=exponent.dtype) ** exponent
+        base = xp.asarray(self, dtype=exponent.dtype)
+        return _int_power(xp, base, exponent) if exponent.dtype.kind in "iu" else base ** exponent
 
     def d_exponent(grad, exponent, result, self):
         if self == 0:
@@ -556,6 +559,16 @@ def neg(input):
     return NegBackward0.apply(input)
 
 
+def _int_power(xp, base, exponent):
+    """Integer powers as PyTorch computes them where an exponent is negative (NumPy raises): the
+    truncated reciprocal, 0 except for bases 1 (1) and -1 (+-1 by parity)."""
+    if not (exponent < 0).any():
+        return base ** exponent
+    result = base ** xp.where(exponent < 0, 0, exponent)
+    inverse = xp.where(base == 1, 1, xp.where(base == -1, xp.where(exponent % 2 == 0, 1, -1), 0))
+    return xp.where(exponent < 0, inverse, result).astype(result.dtype, copy=False)
+
+
 def pow(input, exponent):
     """``input ** exponent``: either may be a tensor."""
     if not isinstance(input, Tensor):
@@ -563,6 +576,9 @@ def pow(input, exponent):
     if isinstance(exponent, Tensor):
         return PowBackward1.apply(input, exponent)
     exponent = _operand(exponent, "pow")
+    if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iu":
+        raise RuntimeError("Integers to negative integer powers are not allowed. [autograd_lab] pow: make the "
+                           f"{input.dtype} tensor floating point first (x.double() ** {exponent})")
     if isinstance(exponent, float) and not input.is_floating_point():
         input = input.to(backend.get_default_dtype())
     return PowBackward0.apply(input, exponent=exponent)

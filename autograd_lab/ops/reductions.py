@@ -320,6 +320,8 @@ class GatherBackward0(Op):
     tensor_params = ("index",)  # saved version-checked, as PyTorch does
 
     def forward(xp, self, *, dim, index):
+        if self.ndim == 0:  # a 0-d input gathers as a 1-element vector (PyTorch's rule)
+            return xp.take_along_axis(self.reshape(1), index.reshape(-1), axis=0).reshape(index.shape)
         # index may be smaller than self in the other dims: the output is shaped like index (NumPy would broadcast)
         corner = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(index.shape))
         return xp.take_along_axis(self[corner], index, axis=dim)
@@ -348,6 +350,9 @@ class ScatterAddBackward0(Op):
 
 def _add_at_along(xp, out, index, src, dim) -> None:
     """``out[..., index, ...] += src`` along ``dim``, accumulating repeated indices."""
+    if out.ndim == 0:  # (a 0-d ``out`` takes its one element's additions; ``reshape`` is a view of it)
+        xp.add.at(out.reshape(1), index.reshape(-1), src.reshape(-1)[:index.size])
+        return
     grids = list(xp.indices(index.shape, sparse=True))
     grids[dim] = index
     xp.add.at(out, tuple(grids), src[tuple(slice(0, s) for s in index.shape)])
@@ -493,13 +498,52 @@ def logsumexp(input, dim, keepdim=False):
 def gather(input, dim, index):
     """Pick values along ``dim`` at ``index`` (an int64 tensor shaped like the output)."""
     d = _wrap_dim(dim, input.ndim, "gather")
+    _check_index("gather", input, d, index)
     return GatherBackward0.apply(input, dim=d, index=index)
 
 
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate)."""
     d = _wrap_dim(dim, input.ndim, "scatter_add")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
+    _check_index("scatter", input, d, index, src)
+    if src._data.dtype != input._data.dtype:
+        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype [autograd_lab] scatter_add got "
+                           f"self {input.dtype} and src {src.dtype}: convert src, e.g. src.to(self.dtype)")
     return ScatterAddBackward0.apply(input, src, dim=d, index=index)
+
+
+def _check_index(op: str, input, dim: int, index, src=None) -> None:
+    """PyTorch's checks of a gather/scatter index, with its messages: an int32/int64 tensor with the
+    input's number of dims, no larger than the input outside ``dim`` (and than ``src`` everywhere), and
+    every value in ``[0, input.shape[dim])`` (NumPy would wrap negative ones around)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    idx = index._data
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize not in (4, 8):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index [autograd_lab] got {index.dtype}: "
+                           "pass index.long()")
+    shape, ishape = tuple(input.shape), tuple(idx.shape)
+    if builtins.max(len(ishape), 1) != builtins.max(len(shape), 1):
+        what = "input" if op == "gather" else "self"
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor [autograd_lab] "
+                           f"{op} of a tensor of shape {list(shape)} got an index of shape {list(ishape)}")
+    if len(shape) == len(ishape):
+        larger = builtins.any(i > s for k, (i, s) in enumerate(zip(ishape, shape)) if k != dim)
+        if src is None and larger:
+            bad = next(k for k, (i, s) in enumerate(zip(ishape, shape)) if k != dim and i > s)
+            raise RuntimeError(f"Size does not match at dimension {bad} expected index {list(ishape)} to be no larger "
+                               f"than self {list(shape)} apart from dimension {dim}")
+        if src is not None and (larger or builtins.any(i > s for i, s in zip(ishape, src.shape))):
+            raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self {list(shape)} apart from "
+                               f"dimension {dim} and to be no larger size than src {list(src.shape)}")
+    size = shape[dim] if shape else 1
+    if idx.size:
+        outside = (idx < 0) | (idx >= size)
+        if bool(outside.any()):
+            value = int(backend.to_host(idx[outside]).flat[0])
+            raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
 
 
 def sum_to_size(input, *size):
