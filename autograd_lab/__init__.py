@@ -126,6 +126,7 @@ from .ops.reductions import (
     argmax,
     argmin,
     gather,
+    index_select,
     logsumexp,
     max,
     mean,

@@ -21,9 +21,11 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 
 
 def _sizes(size) -> tuple:
-    if len(size) == 1 and not isinstance(size[0], int):
-        return tuple(int(s) for s in size[0])
-    return tuple(int(s) for s in size)
+    sizes = tuple(int(s) for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size))
+    for s in sizes:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(sizes)}")
+    return sizes
 
 
 def _resolve(dtype, device, default):
@@ -132,6 +134,8 @@ def _filled(fill, size, dtype, device, requires_grad, default=None):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if any(s < 0 for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")  # (PyTorch's zeros has its own words)
     return _filled(0, size, dtype, device, requires_grad)
 
 

@@ -378,3 +378,73 @@ def test_integer_powers_with_negative_exponents_follow_pytorch():
         assert m.pow(base, exponent).tolist() == [0, 1, -1, 1, 0, 9]
         assert (2 ** exponent).tolist() == [0, 0, 0, 0, 4, 4]
         assert ((-1) ** exponent).tolist() == [-1, -1, -1, 1, 1, 1]
+
+
+def _window_cases(m):
+    F, x, w = m.nn.functional, m.ones(1, 1, 6, 6), m.ones(2, 1, 3, 3)
+    return {
+        "conv stride 0": lambda: F.conv2d(x, w, stride=0), "conv stride -1": lambda: F.conv2d(x, w, stride=-1),
+        "conv dilation 0": lambda: F.conv2d(x, w, dilation=0), "conv padding -1": lambda: F.conv2d(x, w, padding=-1),
+        "conv groups 0": lambda: F.conv2d(x, w, groups=0),
+        "max_pool stride 0": lambda: F.max_pool2d(x, 2, stride=0), "max_pool kernel 0": lambda: F.max_pool2d(x, 0),
+        "max_pool kernel 0 stride 1": lambda: F.max_pool2d(x, 0, 1),
+        "max_pool stride -1": lambda: F.max_pool2d(x, 2, stride=-1),
+        "max_pool dilation 0": lambda: F.max_pool2d(x, 2, dilation=0),
+        "max_pool padding -1": lambda: F.max_pool2d(x, 2, padding=-1),
+        "max_pool padding 2": lambda: F.max_pool2d(x, 2, padding=2),
+        "avg_pool stride 0": lambda: F.avg_pool2d(x, 2, stride=0), "avg_pool kernel 0": lambda: F.avg_pool2d(x, 0),
+        "avg_pool padding -1": lambda: F.avg_pool2d(x, 2, padding=-1), "MaxPool2d(2, 0)": lambda: m.nn.MaxPool2d(2, 0)(x),
+    }
+
+
+@pytest.mark.parametrize("case", list(_window_cases(al)))
+def test_convolution_and_pooling_windows_are_checked_as_in_pytorch(case):
+    """Strides, kernels, dilations, paddings and groups out of range raise PyTorch's RuntimeError and phrase
+    (a zero stride used to reach a Python ZeroDivisionError, a negative padding NumPy's indexing error)."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        _window_cases(torch)[case]()
+    with pytest.raises(RuntimeError) as ours:
+        _window_cases(al)[case]()
+    assert str(ours.value).startswith(str(theirs.value).split(" [")[0])
+
+
+def test_creation_refuses_negative_sizes_and_where_a_non_boolean_condition():
+    torch = pytest.importorskip("torch")
+    for make in ("ones", "randn", "rand", "empty"):
+        _same_error(lambda make=make: getattr(torch, make)(2, -1), lambda make=make: getattr(al, make)(2, -1),
+                    "Trying to create tensor with negative dimension -1: [2, -1]")
+    _same_error(lambda: torch.zeros(2, -1), lambda: al.zeros(2, -1), "zeros: Dimension size must be non-negative.")
+    _same_error(lambda: torch.where(torch.ones(2), torch.ones(2), torch.zeros(2)),
+                lambda: al.where(al.ones(2), al.ones(2), al.zeros(2)),
+                "where expected condition to be a boolean tensor, but got a tensor with dtype Float")
+    _same_error(lambda: torch.cat([]), lambda: al.cat([]), "expected a non-empty list of Tensors")
+
+
+def test_index_select_matches_pytorch():
+    """``index_select``: values, node and saved attributes, gradient (repeated indices accumulate), the 0-d
+    rule and PyTorch's index checks."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    results = {}
+    for m in (torch, al):
+        x = m.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        y = x.index_select(1, m.tensor([2, 0, 2]))
+        node = y.grad_fn
+        assert node.name() == "IndexSelectBackward0"
+        assert (node._saved_dim, tuple(node._saved_self_sym_sizes)) == (1, (2, 3))
+        (y * m.tensor(np.arange(6.0).reshape(2, 3))).sum().backward()
+        scalar = m.tensor(2.0).index_select(0, m.tensor([0]))
+        results[m] = (y.tolist(), x.grad.tolist(), tuple(scalar.shape))
+        assert m.autograd.gradgradcheck(lambda a, m=m: a.index_select(0, m.tensor([1, 1, 0])),
+                                        (m.tensor(np.random.default_rng(0).random((2, 3)), requires_grad=True),))
+    assert results[al] == results[torch]
+    checks = [lambda m: m.ones(2, 3).index_select(1, m.tensor([[0]])), lambda m: m.ones(2, 3).index_select(1, m.tensor([3])),
+              lambda m: m.ones(2, 3).index_select(1, m.tensor([0.0])), lambda m: m.ones(2, 3).index_select(1, m.tensor([-1])),
+              lambda m: m.tensor(2.0).index_select(0, m.tensor([0, 0]))]
+    for check in checks:
+        with pytest.raises(Exception) as theirs:
+            check(torch)
+        with pytest.raises(type(theirs.value)) as ours:
+            check(al)
+        assert str(ours.value).startswith(str(theirs.value))

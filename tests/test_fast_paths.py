@@ -97,6 +97,9 @@ CASES = {
     "UnsqueezeBackward0": (UNARY, "any", [lambda a: a.unsqueeze(0), lambda a: a.unsqueeze(-1)]),
     "SliceBackward0": (SHAPED, "any", [lambda a: a[::2], lambda a: a[..., 1:], lambda a: a.narrow(-1, 0, 1)]),
     "SelectBackward0": (SHAPED, "any", [lambda a: a[0], lambda a: a[..., -1], lambda a: a.select(0, 0)]),
+    "IndexSelectBackward0": (SHAPED, "any", [lambda a: a.index_select(0, al.tensor([0, 0])),
+                                             lambda a: a.index_select(-1, al.tensor([0, 0, 0])),
+                                             lambda a: a.index_select(0, al.tensor([], dtype=al.int64))]),
     # softmax and the losses (cross_entropy = log_softmax + nll_loss); targets from _targets, weights from w
     "SoftmaxBackward0": (SHAPED, "any", [lambda a: F.softmax(a, -1), lambda a: F.softmax(a, 0)]),
     "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, -1), lambda a: F.log_softmax(a, 0)]),

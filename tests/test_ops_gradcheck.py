@@ -465,6 +465,8 @@ def test_gather_scatter_add(shape, data, seed):
     # scatter_add with src shaped like index (a larger src has no gradient in PyTorch either: its
     # ScatterAddBackward0 returns grad.gather(dim, index), shaped like index, and the engine rejects it)
     check(lambda t, s: t.scatter_add(d, index, s), leaf(uniform(rng, shape)), leaf(uniform(rng, index_shape)))
+    picks = al.tensor(rng.integers(0, shape[d], data.draw(st.integers(0, 5))))  # (repeats, or none at all)
+    check(lambda t: t.index_select(d, picks), leaf(uniform(rng, shape)))
 
 
 def test_gather_repeated_index_accumulates():

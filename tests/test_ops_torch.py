@@ -228,6 +228,8 @@ CASES = {
     "gather_smaller_index": (lambda m, a: m.gather(a, 0, idx(m, [[1, 1], [0, 1]])), r(3, 4)),
     "scatter_add": (lambda m, a, s: a.scatter_add(0, idx(m, [[0, 1, 0], [0, 0, 0]]), s), r(2, 3), r(2, 3)),
     "scatter_add_fn": (lambda m, a, s: m.scatter_add(a, 1, idx(m, [[2, 2], [0, 2]]), s), r(2, 3), r(2, 2)),
+    "index_select": (lambda m, a: a.index_select(1, idx(m, [2, 0, 2, 3])), r(2, 4, 3)),
+    "index_select_fn": (lambda m, a: m.index_select(a, -1, idx(m, [1])), r(3, 2)),
     # indexing -------------------------------------------------------------------------------------------
     "index_int": (lambda m, a: a[1], r(3, 4)),
     "index_negative_int": (lambda m, a: a[-1, 2], r(3, 4)),

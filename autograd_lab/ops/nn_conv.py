@@ -207,6 +207,12 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         raise RuntimeError(f"conv2d: weight must be 4-D (out_channels, in_channels/groups, kH, kW), got shape "
                            f"{list(weight.shape)}")
     kernel = tuple(weight.shape[2:])
+    if stride[0] <= 0 or stride[1] <= 0:
+        raise RuntimeError(f"non-positive stride is not supported [autograd_lab] conv2d got stride={list(stride)}")
+    if dilation[0] <= 0 or dilation[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError(f"non-positive groups is not supported [autograd_lab] conv2d got groups={groups}")
     pads = _conv_padding(padding, kernel, stride, dilation)
     n, c, h, w = x.shape
     if groups < 1 or c % groups or weight.shape[0] % groups or weight.shape[1] * groups != c:
@@ -244,7 +250,7 @@ def _conv_padding(padding, kernel, stride, dilation) -> tuple[int, int, int, int
         return (total[0] // 2, total[0] - total[0] // 2, total[1] // 2, total[1] - total[1] // 2)
     ph, pw = _pair(padding, "padding", "conv2d")
     if ph < 0 or pw < 0:
-        raise RuntimeError(f"conv2d: negative padding is not supported, got {padding}")
+        raise RuntimeError(f"negative padding is not supported [autograd_lab] conv2d got padding={padding}")
     return (ph, ph, pw, pw)
 
 
@@ -322,15 +328,34 @@ def _max_pool_indices(xp, x, kernel, stride, padding, dilation, ceil_mode):
     return (row * w + col).astype(xp.int64)
 
 
+def _check_pool(op: str, kernel, stride, padding, dilation=(1, 1)) -> None:
+    """PyTorch's checks of a pooling window, in its order and words (before any arithmetic divides by a
+    zero stride)."""
+    if stride[0] == 0 or stride[1] == 0:
+        raise RuntimeError(f"stride should not be zero [autograd_lab] {op} got stride={list(stride)} "
+                           f"(it defaults to kernel_size={list(kernel)})")
+    if kernel[0] <= 0 or kernel[1] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
+    if stride[0] < 0 or stride[1] < 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
+    if dilation[0] <= 0 or dilation[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
+                           f"dilationW: {dilation[1]}")
+    for pad in padding:
+        if pad < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+
+
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The maximum of each (dilated) window; with ``return_indices``, also where it was (flat in H * W)."""
     x, unbatched = _batched(input, "max_pool2d")
     kernel = _pair(kernel_size, "kernel_size", "max_pool2d")
     stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "max_pool2d")
+    padding, dilation = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
+    _check_pool("max_pool2d", kernel, stride, padding, dilation)
     xp = backend.namespace_of(x._data)
-    indices = _max_pool_indices(xp, x._data, kernel, stride, _pair(padding, "padding", "max_pool2d"),
-                                _pair(dilation, "dilation", "max_pool2d"), ceil_mode)
+    indices = _max_pool_indices(xp, x._data, kernel, stride, padding, dilation, ceil_mode)
     out = MaxPool2DWithIndicesBackward0.apply(x, indices=indices)
     if unbatched:
         out, indices = out.squeeze(0), indices[0]
@@ -407,9 +432,11 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     x, unbatched = _batched(input, "avg_pool2d")
     kernel = _pair(kernel_size, "kernel_size", "avg_pool2d")
     stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")
+    padding = _pair(padding, "padding", "avg_pool2d")
+    _check_pool("avg_pool2d", kernel, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
-    out = AvgPool2DBackward0.apply(x, kernel_size=kernel, stride=stride, padding=_pair(padding, "padding", "avg_pool2d"),
+    out = AvgPool2DBackward0.apply(x, kernel_size=kernel, stride=stride, padding=padding,
                                    ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                                    divisor_override=divisor_override)
     return out.squeeze(0) if unbatched else out

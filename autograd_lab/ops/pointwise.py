@@ -653,9 +653,12 @@ def minimum(input, other):
 
 def where(condition, input, other):
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
-    if not isinstance(condition, Tensor) or condition.dtype is not backend.bool_:
-        raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                        f"{getattr(condition, 'dtype', type(condition).__name__)!r}")
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' must be Tensor, not {type(condition).__name__}")
+    if condition.dtype is not backend.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition.dtype._legacy_name.removesuffix('Tensor')} [autograd_lab] make it one, "
+                           "e.g. condition > 0 or condition.bool()")
     input, other = _operand(input, "where"), _operand(other, "where")
     dtype = backend.result_type(*(x for x in (input, other))).np_dtype
     return WhereBackward0.apply(condition, input, other, dtype=dtype)

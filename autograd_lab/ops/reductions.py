@@ -348,6 +348,33 @@ class ScatterAddBackward0(Op):
         return GatherBackward0.apply(grad, dim=dim, index=index)
 
 
+class IndexSelectBackward0(Op):
+    """out = the slices of self at ``index`` (a vector) along ``dim``, in that order, repeats allowed"""
+    saves = ("dim", "index", "self_sym_sizes")
+    tensor_params = ("index",)  # saved version-checked, as PyTorch does
+
+    def forward(xp, self, *, dim, index):
+        if self.ndim == 0:  # a 0-d input: its one value, 0-d (PyTorch's rule)
+            return self.copy()
+        return xp.take(self, index.reshape(-1), axis=dim)
+
+    def d_self(grad, dim, index, self_sym_sizes):  # index_add into zeros: repeated slices accumulate
+        xp = backend.namespace_of(grad._data)
+        zeros = Tensor._make(xp.zeros(tuple(self_sym_sizes), dtype=grad._data.dtype))
+        if not self_sym_sizes:
+            return zeros + grad.sum()
+        key = (slice(None),) * dim + (index.reshape(-1),)
+        return zeros.index_put(key, grad, accumulate=True)
+
+    def a_self(grad, dim, index, self_sym_sizes):  # (the array form)
+        xp = backend.namespace_of(grad)
+        out = xp.zeros(tuple(self_sym_sizes), dtype=grad.dtype)
+        if not self_sym_sizes:
+            return out + grad.sum()
+        xp.add.at(out, (slice(None),) * dim + (index.reshape(-1),), grad)
+        return out
+
+
 def _add_at_along(xp, out, index, src, dim) -> None:
     """``out[..., index, ...] += src`` along ``dim``, accumulating repeated indices."""
     if out.ndim == 0:  # (a 0-d ``out`` takes its one element's additions; ``reshape`` is a view of it)
@@ -514,6 +541,30 @@ def scatter_add(input, dim, index, src):
     return ScatterAddBackward0.apply(input, src, dim=d, index=index)
 
 
+def index_select(input, dim, index):
+    """The slices of ``input`` at ``index`` (a vector of int32/int64) along ``dim``, as a copy."""
+    d = _wrap_dim(dim, input.ndim, "index_select")
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_select(): argument 'index' must be Tensor, not {type(index).__name__}")
+    idx = index._data
+    if idx.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector [autograd_lab] got an index of shape "
+                         f"{list(idx.shape)}: flatten it, or use gather for an index per element")
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize not in (4, 8):
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index [autograd_lab] got {index.dtype}: "
+                           "pass index.long()")
+    if input.ndim == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    size = input.shape[d] if input.ndim else 1
+    if idx.size:
+        outside = (idx < 0) | (idx >= size)
+        if bool(outside.any()):
+            value = int(backend.to_host(idx[outside]).flat[0])
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} [autograd_lab] "
+                               f"index_select: indices along dim {d} must be in [0, {size - 1}]")
+    return IndexSelectBackward0.apply(input, dim=d, index=index)
+
+
 def _check_index(op: str, input, dim: int, index, src=None) -> None:
     """PyTorch's checks of a gather/scatter index, with its messages: an int32/int64 tensor with the
     input's number of dims, no larger than the input outside ``dim`` (and than ``src`` everywhere), and
@@ -570,7 +621,7 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
 
 def _bind() -> None:
     for name, fn in dict(sum=sum, mean=mean, prod=prod, var=var, std=std, max=max, min=min, amax=amax,
-                         amin=amin, argmax=argmax, argmin=argmin, logsumexp=logsumexp, gather=gather,
+                         amin=amin, argmax=argmax, argmin=argmin, logsumexp=logsumexp, gather=gather, index_select=index_select,
                          scatter_add=scatter_add, sum_to_size=sum_to_size, all=all, any=any).items():
         setattr(Tensor, name, fn)
 

@@ -561,7 +561,7 @@ def cat(tensors, dim=0):
     """Join tensors along an existing ``dim``; all other sizes must match."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+        raise ValueError("cat(): expected a non-empty list of Tensors")
     ref = tensors[0]
     d = _wrap_dim(dim, ref.ndim, "cat")
     target = backend.result_type(*tensors) if len({t._data.dtype for t in tensors}) > 1 else None
