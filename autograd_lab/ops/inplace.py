@@ -26,7 +26,7 @@ import re
 from .. import backend
 from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
-from ..autograd.engine import _validate
+from ..autograd.engine import _is_expanded, _validate
 from ..autograd.graph import Node, gradient_edge
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..tensor import Tensor
@@ -110,7 +110,7 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
     if tensor._is_inference and not _gm._state.inference:
         raise RuntimeError(INFERENCE_MESSAGE)
     data = tensor._data
-    if any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+    if _is_expanded(data):
         _check_overlap_allowed(op_name, others, data.shape)
     if not _gm._state.grad_enabled:
         return

@@ -556,12 +556,10 @@ def index_select(input, dim, index):
     if input.ndim == 0 and idx.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
     size = input.shape[d] if input.ndim else 1
-    if idx.size:
-        outside = (idx < 0) | (idx >= size)
-        if bool(outside.any()):
-            value = int(backend.to_host(idx[outside]).flat[0])
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} [autograd_lab] "
-                               f"index_select: indices along dim {d} must be in [0, {size - 1}]")
+    value = _first_out_of_bounds(idx, size)
+    if value is not None:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} [autograd_lab] "
+                           f"index_select: indices along dim {d} must be in [0, {size - 1}]")
     return IndexSelectBackward0.apply(input, dim=d, index=index)
 
 
@@ -590,11 +588,18 @@ def _check_index(op: str, input, dim: int, index, src=None) -> None:
             raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self {list(shape)} apart from "
                                f"dimension {dim} and to be no larger size than src {list(src.shape)}")
     size = shape[dim] if shape else 1
-    if idx.size:
-        outside = (idx < 0) | (idx >= size)
-        if bool(outside.any()):
-            value = int(backend.to_host(idx[outside]).flat[0])
-            raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
+    value = _first_out_of_bounds(idx, size)
+    if value is not None:
+        raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
+
+
+def _first_out_of_bounds(idx, size: int) -> int | None:
+    """The first value of the index array ``idx`` outside ``[0, size)`` (NumPy would wrap a negative one
+    around), or ``None``."""
+    if not idx.size:
+        return None
+    outside = (idx < 0) | (idx >= size)
+    return int(backend.to_host(idx[outside]).flat[0]) if bool(outside.any()) else None
 
 
 def sum_to_size(input, *size):
