@@ -20,11 +20,13 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "get_rng_state", "set_rng_state"]
 
 
-def _sizes(size) -> tuple:
+def _sizes(size, negative: str | None = None) -> tuple:
+    """The sizes given as ``f(2, 3)`` or ``f((2, 3))``; a negative one raises PyTorch's error (``negative``:
+    a function's own words for it, as ``zeros`` has)."""
     sizes = tuple(int(s) for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size))
     for s in sizes:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(sizes)}")
+            raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: {list(sizes)}")
     return sizes
 
 
@@ -128,15 +130,13 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array)
 
 
-def _filled(fill, size, dtype, device, requires_grad, default=None):
+def _filled(fill, size, dtype, device, requires_grad, default=None, negative=None):
     dt, dev, xp = _resolve(dtype, device, default or backend.get_default_dtype())
-    return _finish(xp.full(_sizes(size), fill, dtype=dt.np_dtype), requires_grad)
+    return _finish(xp.full(_sizes(size, negative), fill, dtype=dt.np_dtype), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    if any(s < 0 for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size)):
-        raise RuntimeError("zeros: Dimension size must be non-negative.")  # (PyTorch's zeros has its own words)
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, negative="zeros: Dimension size must be non-negative.")
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

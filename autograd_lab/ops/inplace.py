@@ -139,6 +139,28 @@ def _check_overlap_allowed(op_name: str, others, shape) -> None:
                        f"{tuple(shape)}: it is an expanded view, where several elements share memory{deprecated}")
 
 
+_NDARRAY = backend.np.ndarray
+
+
+def writable_array(tensor: Tensor, name: str):
+    """``tensor``'s array, for an update written straight into it (``out=``, ``+=``) under ``no_grad``.
+
+    It is what ``tensor.<name>(...)`` would do there, without the temporary result and copy of the
+    tensor method: the same checks first (``check_inplace``: inference tensors, expanded memory;
+    read-only memory), and the caller bumps the version counter with ``tensor._vc.bump(name)`` after
+    writing, as the method would. Nothing is recorded under ``no_grad``, so there is no history to
+    rewrite.
+    """
+    data = tensor._data
+    if (data.__class__ is _NDARRAY and not tensor._is_inference and not _gm._state.grad_enabled and data.size
+            and data.flags.c_contiguous and data.flags.writeable):
+        return data  # what the checks let through, decided at once: a non-empty contiguous array has no expanded dims
+    check_inplace(tensor, name)
+    if not getattr(data.flags, "writeable", True):
+        raise RuntimeError(read_only_message(name, data.shape))
+    return data
+
+
 def _leaf_advice(op_name: str) -> str:
     return (f" [autograd_lab] {op_name} would overwrite the very values that gradients are taken with respect to. "
             "To update parameters, do it under `with al.no_grad():` (as optimizers do); otherwise work on a "

@@ -16,7 +16,7 @@ from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
 from ._devices import mixed_devices_message
 from ._op import Op
-from .inplace import check_inplace, read_only_message
+from .inplace import writable_array
 from .linalg import mm_in_layout_of
 
 # -- softmax and log_softmax -------------------------------------------------------------------
@@ -445,10 +445,7 @@ def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tens
         pairs.append((running_var, data.var(axis=dims) * (count / (count - 1))))  # (the unbiased variance)
     for stat, batch in pairs:
         with _gm.no_grad():
-            check_inplace(stat, "batch_norm")
-        target = stat._data
-        if not getattr(target.flags, "writeable", True):
-            raise RuntimeError(read_only_message("batch_norm", target.shape))
+            target = writable_array(stat, "batch_norm")
         target *= 1 - momentum
         target += (momentum * batch).astype(target.dtype, copy=False)
 

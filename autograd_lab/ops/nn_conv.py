@@ -215,7 +215,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         raise RuntimeError(f"non-positive groups is not supported [autograd_lab] conv2d got groups={groups}")
     pads = _conv_padding(padding, kernel, stride, dilation)
     n, c, h, w = x.shape
-    if groups < 1 or c % groups or weight.shape[0] % groups or weight.shape[1] * groups != c:
+    if c % groups or weight.shape[0] % groups or weight.shape[1] * groups != c:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
             f"{weight.shape[1] * groups} channels, but got {c} channels instead. [autograd_lab] in_channels must be "

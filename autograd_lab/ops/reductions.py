@@ -550,7 +550,7 @@ def index_select(input, dim, index):
     if idx.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector [autograd_lab] got an index of shape "
                          f"{list(idx.shape)}: flatten it, or use gather for an index per element")
-    if idx.dtype.kind not in "iu" or idx.dtype.itemsize not in (4, 8):
+    if not _int32_or_int64(idx):
         raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index [autograd_lab] got {index.dtype}: "
                            "pass index.long()")
     if input.ndim == 0 and idx.size != 1:
@@ -570,7 +570,7 @@ def _check_index(op: str, input, dim: int, index, src=None) -> None:
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
     idx = index._data
-    if idx.dtype.kind not in "iu" or idx.dtype.itemsize not in (4, 8):
+    if not _int32_or_int64(idx):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index [autograd_lab] got {index.dtype}: "
                            "pass index.long()")
     shape, ishape = tuple(input.shape), tuple(idx.shape)
@@ -591,6 +591,11 @@ def _check_index(op: str, input, dim: int, index, src=None) -> None:
     value = _first_out_of_bounds(idx, size)
     if value is not None:
         raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
+
+
+def _int32_or_int64(idx) -> bool:
+    """Whether an index array has one of the dtypes PyTorch's index ops take."""
+    return idx.dtype.kind in "iu" and idx.dtype.itemsize in (4, 8)
 
 
 def _first_out_of_bounds(idx, size: int) -> int | None:

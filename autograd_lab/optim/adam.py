@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _params_with_grad, _step_dtype, _writable_array
+from ..ops.inplace import writable_array
+from .optimizer import Optimizer, _params_with_grad, _step_dtype
 
 __all__ = ["Adam", "AdamW"]
 
@@ -36,14 +37,14 @@ class Adam(Optimizer):
     def _update_group(self, group: dict) -> None:
         """The update on the raw arrays, in place, as PyTorch's single-tensor Adam computes it: ``exp_avg.lerp_``,
         ``exp_avg_sq.mul_().addcmul_()``, ``maximum(out=)`` for amsgrad, ``param.addcdiv_``; each version counter
-        bumped as those in-place ops bump it (``_writable_array`` makes their checks). Intermediate results reuse
+        bumped as those in-place ops bump it (``writable_array`` makes their checks). Intermediate results reuse
         one or two scratch arrays per parameter (each fresh large array costs its page faults)."""
         lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         amsgrad, maximize, states = group["amsgrad"], group["maximize"], self.state
         decoupled = self._decoupled and decay != 0
         with no_grad():
             for param in _params_with_grad(group):
-                data = _writable_array(param, "mul_" if decoupled else "addcdiv_")
+                data = writable_array(param, "mul_" if decoupled else "addcdiv_")
                 xp = backend.namespace_of(data)
                 state = states[param]
                 if not state:
@@ -58,17 +59,17 @@ class Adam(Optimizer):
                     param._vc.bump("mul_")
                 grad, owned = _decayed_gradient(xp, param.grad._data, data, 0 if decoupled else decay, maximize)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                average = _writable_array(exp_avg, "lerp_")
+                average = writable_array(exp_avg, "lerp_")
                 scratch = _lerp_into(average, grad, 1 - beta1)
                 exp_avg._vc.bump("lerp_")
-                square = _writable_array(exp_avg_sq, "mul_")
+                square = writable_array(exp_avg_sq, "mul_")
                 square *= beta2
                 exp_avg_sq._vc.bump("mul_")
                 _addcmul_into(xp, square, grad, 1 - beta2, scratch)
                 exp_avg_sq._vc.bump("addcmul_")
                 if amsgrad:
                     largest = state["max_exp_avg_sq"]
-                    second = xp.maximum(_writable_array(largest, "maximum"), square, out=largest._data)
+                    second = xp.maximum(writable_array(largest, "maximum"), square, out=largest._data)
                     largest._vc.bump("maximum")
                 else:
                     second = square
@@ -84,7 +85,7 @@ class Adam(Optimizer):
 
 def _bump_step(step):
     """``state['step'] += 1`` on its array (a version bump, as the tensor's ``add_``); the new count."""
-    counter = _writable_array(step, "add_")
+    counter = writable_array(step, "add_")
     counter += 1
     step._vc.bump("add_")
     return float(counter)

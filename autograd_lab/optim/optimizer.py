@@ -12,11 +12,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from .. import backend
-from ..autograd import grad_mode as _gm
 from ..autograd.grad_mode import enable_grad
-from ..backend import np as _np
 from ..nn.module import _reset_grad
-from ..ops.inplace import check_inplace, read_only_message
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -157,20 +154,3 @@ def _step_dtype():
     return default if default is backend.float64 else backend.float32
 
 
-def _writable_array(tensor: Tensor, name: str):
-    """``tensor``'s array, for an update written straight into it (``out=``, ``+=``) under ``no_grad``.
-
-    It is what ``tensor.<name>(...)`` would do there, without the temporary result and copy of the
-    tensor method: the same checks first (``check_inplace``: inference tensors, expanded memory;
-    read-only memory), and the caller bumps the version counter with ``tensor._vc.bump(name)`` after
-    writing, as the method would. Nothing is recorded under ``no_grad``, so there is no history to
-    rewrite.
-    """
-    data = tensor._data
-    if (data.__class__ is _np.ndarray and not tensor._is_inference and not _gm._state.grad_enabled and data.size
-            and data.flags.c_contiguous and data.flags.writeable):
-        return data  # what the checks let through, decided at once: a non-empty contiguous array has no expanded dims
-    check_inplace(tensor, name)
-    if not getattr(data.flags, "writeable", True):
-        raise RuntimeError(read_only_message(name, data.shape))
-    return data

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
+from ..ops.inplace import writable_array
 from .adam import _addcmul_into, _bump_step, _decayed_gradient, _lerp_into
-from .optimizer import Optimizer, _params_with_grad, _step_dtype, _writable_array
+from .optimizer import Optimizer, _params_with_grad, _step_dtype
 
 __all__ = ["RMSprop"]
 
@@ -34,7 +35,7 @@ class RMSprop(Optimizer):
         decay, centered, maximize, states = group["weight_decay"], group["centered"], group["maximize"], self.state
         with no_grad():
             for param in _params_with_grad(group):
-                data = _writable_array(param, "add_" if momentum > 0 else "addcdiv_")
+                data = writable_array(param, "add_" if momentum > 0 else "addcdiv_")
                 xp = backend.namespace_of(data)
                 state = states[param]
                 if not state:
@@ -47,12 +48,12 @@ class RMSprop(Optimizer):
                 _bump_step(state["step"])
                 grad, owned = _decayed_gradient(xp, param.grad._data, data, decay, maximize)
                 square_avg = state["square_avg"]
-                square = _writable_array(square_avg, "mul_")
+                square = writable_array(square_avg, "mul_")
                 square *= alpha
                 square_avg._vc.bump("mul_")
                 if centered:
                     grad_avg = state["grad_avg"]
-                    average = _writable_array(grad_avg, "lerp_")
+                    average = writable_array(grad_avg, "lerp_")
                     scratch = _lerp_into(average, grad, 1 - alpha)  # (PyTorch: after addcmul_; they touch different arrays)
                     grad_avg._vc.bump("lerp_")
                     _addcmul_into(xp, square, grad, 1 - alpha, scratch)
@@ -67,7 +68,7 @@ class RMSprop(Optimizer):
                 avg += eps
                 if momentum > 0:
                     buf = state["momentum_buffer"]
-                    buffer = _writable_array(buf, "mul_")
+                    buffer = writable_array(buf, "mul_")
                     buffer *= momentum
                     buf._vc.bump("mul_")
                     buffer += xp.divide(grad, avg, out=avg)  # addcdiv_(grad, avg)

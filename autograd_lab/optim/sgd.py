@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
+from ..ops.inplace import writable_array
 from ..tensor import Tensor
-from .optimizer import Optimizer, _params_with_grad, _writable_array
+from .optimizer import Optimizer, _params_with_grad
 
 __all__ = ["SGD"]
 
@@ -36,7 +37,7 @@ class SGD(Optimizer):
         maximize, nesterov, state = group["maximize"], group["nesterov"], self.state
         with no_grad():
             for param in _params_with_grad(group):
-                data = _writable_array(param, "add_")
+                data = writable_array(param, "add_")
                 grad = -param.grad._data if maximize else param.grad._data
                 if decay != 0:
                     grad = grad + decay * data
@@ -46,7 +47,7 @@ class SGD(Optimizer):
                     if buf is None:
                         buf = param_state["momentum_buffer"] = Tensor._make(grad.copy())
                     else:
-                        buf_data = _writable_array(buf, "mul_")
+                        buf_data = writable_array(buf, "mul_")
                         buf_data *= momentum
                         counter = buf._vc
                         counter.bump("mul_")
