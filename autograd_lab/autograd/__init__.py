@@ -6,7 +6,7 @@ Both ``backward`` and ``grad`` drain the one engine generator (:mod:`.engine`).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .. import backend as _backend
 from . import engine, function, functional, graph
@@ -32,7 +32,7 @@ __all__ = ["backward", "grad", "graph", "functional", "no_grad", "enable_grad", 
 
 
 def _as_tuple(value, what: str) -> tuple:
-    if isinstance(value, engine._Tensor):
+    if isinstance(value, (engine._Tensor, graph.GradientEdge)):
         return (value,)
     if value is None:
         return ()
@@ -52,6 +52,9 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
     grads = []
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
+        if isinstance(out, graph.GradientEdge):
+            grads.append(_edge_grad(out, g, i))
+            continue
         if g is None:
             data = out._data
             if data.size != 1 and out.requires_grad:
@@ -82,8 +85,39 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
     return grads
 
 
+def _edge_grad(edge, g, i: int):
+    """The seed gradient for an output given as a ``GradientEdge``: the one passed, checked against the
+    shape and dtype its node records for that output."""
+    shape, dtype = edge.node._output_meta[edge.output_nr]
+    if g is None:
+        raise RuntimeError(
+            f"grad_outputs[{i}] is None for a GradientEdge output [autograd_lab] (a node records the shape "
+            f"{tuple(shape)} and dtype of its outputs, not their device): pass the gradient for it in grad_outputs"
+        )
+    if not isinstance(g, engine._Tensor):
+        from ..creation import tensor as make_tensor
+        g = make_tensor(g, dtype=_backend.from_np(dtype))
+    if tuple(g.shape) != tuple(shape):
+        raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a "
+                           f"shape of {_engine_size(shape)!r}.")
+    if g._data.dtype != dtype and g.is_floating_point():
+        g = g.to(_backend.from_np(dtype))
+    return g
+
+
+def _engine_size(shape):
+    from ..tensor import Size
+    return Size(shape)
+
+
+def _is_edge(value) -> bool:
+    return isinstance(value, graph.GradientEdge)
+
+
 def _check_roots(outputs: tuple) -> None:
     for i, out in enumerate(outputs):
+        if _is_edge(out):
+            continue
         if not out.requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn. "
@@ -106,7 +140,7 @@ def prepare_backward(tensors, grad_tensors=None, *, retain_graph=None, create_gr
         if not input_list:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         for t in input_list:
-            if not t.requires_grad:
+            if not _is_edge(t) and not t.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
     return backward_steps(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
                           inputs=input_list, accumulate=accumulate, trace=trace, record=record)
@@ -147,11 +181,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outs = _as_tuple(outputs, "outputs")
-    ins = _as_tuple(inputs, "inputs")
+    if type(inputs) is dict:  # (e.g. dict(model.named_parameters())): the gradients come back under the same keys
+        ins = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    else:
+        ins = _as_tuple(inputs, "inputs")
     if not ins:
-        raise RuntimeError("grad requires at least one input tensor (got an empty inputs sequence)")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for t in ins:
-        if not t.requires_grad:
+        if not _is_edge(t) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     _check_roots(outs)
     grads = _make_grads(outs, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else ())
@@ -166,10 +206,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
                     f"allow_unused=True if this is the desired behavior. [autograd_lab] input {i} (shape "
-                    f"{tuple(t.shape)}) is not reachable from the outputs' grad_fn graph."
+                    f"{_input_shape(t)}) is not reachable from the outputs' grad_fn graph."
                 )
-            g = zeros_like(t) if materialize_grads else None
+            if materialize_grads:
+                if _is_edge(t):
+                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+                g = zeros_like(t, requires_grad=create_graph)
         elif not create_graph:
             g = g.detach()
         result.append(g)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
     return tuple(result)
+
+
+def _input_shape(t) -> tuple:
+    return tuple(t.node._output_meta[t.output_nr][0]) if _is_edge(t) else tuple(t.shape)
+

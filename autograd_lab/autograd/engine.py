@@ -43,17 +43,46 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 
 from ..backend import from_np
 from ..backend import np as _np
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
-from .graph import AccumulateGrad, gradient_edge
+from .graph import AccumulateGrad, GradientEdge, gradient_edge
 
-__all__ = ["BackwardStep", "backward_steps", "run_to_end", "conform_array"]
+__all__ = ["BackwardStep", "backward_steps", "run_to_end", "conform_array", "current_graph_task_id",
+           "will_engine_execute_node"]
 
 _CPU_ARRAY = _np.ndarray
 _Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this package)
+
+
+# -- graph tasks: which backward pass is running (for hooks that span several tensors) ------------------
+class _Tasks(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []  # (id, nodes that run) per pass in progress, innermost last (a hook may call backward)
+
+
+_tasks = _Tasks()
+_task_ids = itertools.count()
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward pass running now in this thread (PyTorch's ``_current_graph_task_id``),
+    or -1 outside one. Each call of ``backward``/``grad`` (each stepper run) is a new task."""
+    stack = _tasks.stack
+    return stack[-1][0] if stack else -1
+
+
+def will_engine_execute_node(node) -> bool:
+    """Whether the backward pass running now reaches ``node`` (PyTorch's ``_will_engine_execute_node``):
+    every node reachable from the roots, or with ``inputs=`` only those on a path to an input.
+    ``register_multi_grad_hook`` asks it how many of its tensors will get a gradient in this pass."""
+    stack = _tasks.stack
+    if not stack:
+        raise RuntimeError("will_engine_execute_node can only be called during the backward pass (from a hook)")
+    return node in stack[-1][1]
 
 
 class BackwardStep:
@@ -241,18 +270,20 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                    inputs=None, accumulate: bool = True, trace: bool = False, record: bool = True):
     """Run backward from ``roots`` (tensors) seeded with ``grad_roots``, yielding a step per node.
 
-    ``inputs``: restrict the work to the paths reaching these tensors. ``accumulate``: add into
-    ``.grad`` (``backward``) or only capture the gradients of ``inputs`` (``grad``). The generator's
+    ``inputs``: restrict the work to the paths reaching these tensors (or ``GradientEdge``s, as roots may
+    be). ``accumulate``: add into ``.grad`` (``backward``) or only capture the gradients of ``inputs``
+    (``grad``). The generator's
     return value is the list of captured gradients, one per input (``None`` where none arrived).
     ``trace`` also records each leaf's ``.grad`` before accumulation (the stepper shows it).
     ``record=False`` yields nothing (the whole pass runs at the first ``next``) and lets plain nodes
     skip their ``BackwardStep`` (see the module docstring); ``backward()`` and ``grad()`` use it.
     """
-    root_edges = [gradient_edge(t) for t in roots]
-    input_edges = [gradient_edge(t) for t in inputs] if inputs is not None else []
+    root_edges = [_edge(t) for t in roots]
+    input_edges = [_edge(t) for t in inputs] if inputs is not None else []
     if inputs is not None and accumulate:
         for t in inputs:
-            t.retain_grad()  # as PyTorch: a non-leaf input keeps its .grad from now on (no-op for leaves)
+            if t.__class__ is not GradientEdge:
+                t.retain_grad()  # as PyTorch: a non-leaf input keeps its .grad from now on (no-op for leaves)
     captured = [None] * len(input_edges)
     root_nodes = [node for node, _ in root_edges]
 
@@ -298,6 +329,9 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
     state = _gm._state
     caller_mode = state.grad_enabled
     state.grad_enabled = create_graph  # the whole pass runs in this mode; the caller's is back at each yield
+    task = (next(_task_ids), dependencies if needed is None else needed)  # (the keys: every node that runs)
+    tasks = _tasks.stack
+    tasks.append(task)  # (taken off at each yield and put back after, as the grad mode is)
     suspended = False
     try:
         for index in itertools.count():
@@ -375,15 +409,23 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
             if record:
                 state.grad_enabled = caller_mode
+                tasks.pop()
                 suspended = True
                 yield step
                 suspended = False
+                tasks.append(task)
                 caller_mode = state.grad_enabled  # the caller may have switched modes between steps
                 state.grad_enabled = create_graph
     finally:
         if not suspended:
             state.grad_enabled = caller_mode
+            tasks.pop()
     return captured
+
+
+def _edge(value) -> tuple:
+    """A root's or an input's edge: given as a ``GradientEdge``, or the tensor's own."""
+    return tuple(value) if value.__class__ is GradientEdge else gradient_edge(value)
 
 
 def _count_dependencies(root_nodes) -> dict:

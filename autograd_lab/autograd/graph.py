@@ -9,14 +9,22 @@ node, whose ``variable`` is the leaf itself. Nodes never point forward, so the g
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
+from typing import NamedTuple
 
 from .saved import SavedTensor
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "gradient_edge", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks"]
+           "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors", "register_multi_grad_hook",
+           "GradientEdge", "get_gradient_edge", "increment_version"]
 
-from .saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: E402  (re-exported)
+from .saved import (  # noqa: E402  (re-exported)
+    allow_mutation_on_saved_tensors,
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 
 _sequence = itertools.count()
 _RUNS_FIRST = float("inf")  # AccumulateGrad's sequence number: ready leaves go before any other node
@@ -229,3 +237,117 @@ def grad_accumulator(leaf) -> AccumulateGrad:
         node = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(node)
     return node
+
+
+# -- the public graph API around edges and hooks (PyTorch's torch.autograd.graph) ---------------------
+class GradientEdge(NamedTuple):
+    """Where the gradient of one tensor enters the graph: a node and which of its outputs.
+
+    ``autograd.grad(loss, get_gradient_edge(x))`` computes what ``autograd.grad(loss, x)`` does; an edge
+    can stand for a tensor in ``grad``'s and ``backward``'s ``inputs``, and in ``grad``'s ``outputs``
+    (with ``grad_outputs`` given, or for a one-element output).
+    """
+
+    node: Node
+    output_nr: int
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge through which the gradient of ``tensor`` flows: its ``grad_fn`` and output number, or
+    for a leaf its ``AccumulateGrad`` node (output 0)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    node, output_nr = gradient_edge(tensor)
+    return GradientEdge(node, output_nr)
+
+
+def increment_version(tensor) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor in a sequence), as an in-place op would:
+    for writes autograd cannot see (into ``tensor.numpy()``, say), so that the saved-tensor checks
+    still catch a use of the old values. Inference tensors have no version counter and are skipped."""
+    for t in (tensor,) if hasattr(tensor, "_data") else tensor:
+        if not t._is_inference:
+            t._vc.bump("increment_version")
+
+
+class _MultiHandle:
+    """The handle ``register_multi_grad_hook`` returns: ``remove()`` takes off the hook on every tensor."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def _node_of(tensor):
+    """The node whose run means a gradient for ``tensor`` arrived (``AccumulateGrad`` for a leaf)."""
+    if isinstance(tensor, GradientEdge):
+        return tensor.node
+    node = gradient_edge(tensor)[0] if tensor.requires_grad else None
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
+    """Call ``fn`` once per backward pass for a group of tensors, as PyTorch does.
+
+    ``mode="all"``: after the gradients of all of ``tensors`` that this pass computes have been
+    computed, ``fn(grads)`` gets a list with one entry per tensor (``None`` for a tensor the pass does
+    not reach, e.g. one off the path to ``backward(inputs=...)``). ``mode="any"``: ``fn(grad)`` gets the
+    first of their gradients computed in the pass, and is not called again in that pass.
+    Built on tensor hooks and the engine's graph task (``engine.current_graph_task_id`` and
+    ``engine.will_engine_execute_node``): the first hook to fire in a pass counts how many of the
+    tensors' nodes the pass will run. ``fn`` should not modify the gradients. Returns a handle with
+    ``remove()``.
+    """
+    from . import engine
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    lock = threading.Lock()
+    if mode == "all":
+        tensors = tuple(tensors)
+        nodes = [_node_of(t) for t in tensors]
+        calls: dict = {}  # per graph task: [gradients seen so far, how many will come, the gradients]
+
+        def inner_hook(index: int):
+            def hook(grad) -> None:
+                task = engine.current_graph_task_id()
+                with lock:
+                    entry = calls.get(task)
+                    if entry is None:  # the first of them in this pass: count the ones it will compute
+                        expected = sum(map(engine.will_engine_execute_node, nodes))
+                        entry = calls[task] = [0, expected, [None] * len(tensors)]
+                    entry[0] += 1
+                    entry[2][index] = grad
+                    done = entry[0] == entry[1]
+                    if done:
+                        del calls[task]
+                if done:
+                    fn(entry[2])
+            return hook
+
+        handles = tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors))
+    else:
+        fired: set = set()  # the graph tasks in which fn already ran
+
+        def any_hook(grad) -> None:
+            task = engine.current_graph_task_id()
+            with lock:
+                if task in fired:
+                    return
+                fired.add(task)
+            fn(grad)
+
+        handles = tuple(t.register_hook(any_hook) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)

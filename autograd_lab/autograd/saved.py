@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from contextlib import contextmanager
 
-__all__ = ["VersionCounter", "SavedTensor", "saved_tensors_hooks", "disable_saved_tensors_hooks"]
+__all__ = ["VersionCounter", "SavedTensor", "saved_tensors_hooks", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -346,3 +348,95 @@ class save_on_cpu:
 
     def __exit__(self, *exc) -> None:
         self._active.pop().__exit__(*exc)
+
+
+# -- allow_mutation_on_saved_tensors --------------------------------------------------------------------
+_write_watch = [None]  # the open allow_mutation_on_saved_tensors context; in-place writes call its before_write
+
+OUTSIDE_MUTATION_CONTEXT = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context in which "
+                            "the graph was originally recorded.")
+
+
+class _Handle:
+    """What the pack hook keeps in a saved record under ``allow_mutation_on_saved_tensors``."""
+
+    __slots__ = ("version", "__weakref__")
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` context (what the ``with`` gives, for looking
+    into): ``original`` maps each saved record's handle to the tensor saved, ``cloned`` to the copy taken
+    just before an in-place op first wrote into that tensor's memory; ``handles`` groups the handles by
+    version counter, i.e. by memory (views share their base's counter). Cleared when the context exits.
+    """
+
+    def __init__(self) -> None:
+        self.original: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.cloned: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.handles: dict = {}  # id(counter) -> (counter, WeakSet of handles saved with that counter)
+
+    def pack(self, tensor) -> _Handle:
+        counter = tensor._vc
+        handle = _Handle()
+        handle.version = counter.value
+        self.original[handle] = tensor
+        entry = self.handles.get(id(counter))
+        if entry is None:
+            entry = self.handles[id(counter)] = (counter, weakref.WeakSet())
+        entry[1].add(handle)
+        return handle
+
+    def unpack(self, handle: _Handle):
+        if _write_watch[0] is not self:
+            raise AssertionError(OUTSIDE_MUTATION_CONTEXT)
+        value = self.cloned.get(handle)
+        if value is None:
+            value = self.original.get(handle)
+            if value is None:
+                raise AssertionError(OUTSIDE_MUTATION_CONTEXT)
+        return value
+
+    def before_write(self, tensor) -> None:
+        """Called by every in-place write before it writes into ``tensor``: copy each tensor saved with
+        that memory, at its current version, so that backward reads the values it had when saved."""
+        counter = tensor._version_counter
+        entry = self.handles.get(id(counter)) if counter is not None else None
+        if entry is None:
+            return
+        copies: dict = {}  # one copy per tensor, however many records saved it
+        for handle in list(entry[1]):
+            if handle.version != counter.value or handle in self.cloned:
+                continue  # (an older version was changed outside this context: the version check will say so)
+            original = self.original.pop(handle, None)
+            if original is None:
+                continue
+            copy = copies.get(id(original))
+            if copy is None:
+                copy = copies[id(original)] = _Tensor._make(original._data.copy())
+            self.cloned[handle] = copy
+
+    def clear(self) -> None:
+        self.original.clear()
+        self.cloned.clear()
+        self.handles.clear()
+
+
+@contextmanager
+def allow_mutation_on_saved_tensors():
+    """Within this context, tensors saved for backward may be modified in place: just before an in-place
+    op first writes into the memory of a saved tensor, the saved values are copied, and backward uses
+    the copy. Run both the forward and the backward inside the same context (backward outside it raises).
+
+    Built from a pair of saved-tensor hooks (a handle per saved tensor) and a check that every in-place
+    write makes first (``before_write``). Yields the context's state, cleared on exit. Not nestable.
+    """
+    if _write_watch[0] is not None:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    state = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(state.pack, state.unpack):
+        _write_watch[0] = state
+        try:
+            yield state
+        finally:
+            state.clear()
+            _write_watch[0] = None

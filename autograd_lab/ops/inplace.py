@@ -28,7 +28,7 @@ from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
 from ..autograd.engine import _is_expanded, _validate
 from ..autograd.graph import Node, gradient_edge
-from ..autograd.saved import FREED_MESSAGE, SavedTensor
+from ..autograd.saved import FREED_MESSAGE, SavedTensor, _write_watch
 from ..tensor import Tensor
 from . import fill, pointwise
 from ._op import _inplace_target, _save_needed
@@ -106,7 +106,10 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
     """Raise PyTorch's error if ``op_name`` may not modify ``tensor`` in place right now.
 
     ``others`` are the op's other operands (whether one requires grad decides if history is recorded).
+    Inside ``allow_mutation_on_saved_tensors``, tensors saved with this memory are copied first.
     """
+    if _write_watch[0] is not None:
+        _write_watch[0].before_write(tensor)
     if tensor._is_inference and not _gm._state.inference:
         raise RuntimeError(INFERENCE_MESSAGE)
     data = tensor._data
@@ -152,7 +155,8 @@ def writable_array(tensor: Tensor, name: str):
     rewrite.
     """
     data = tensor._data
-    if (data.__class__ is _NDARRAY and not tensor._is_inference and not _gm._state.grad_enabled and data.size
+    if (data.__class__ is _NDARRAY and _write_watch[0] is None and not tensor._is_inference
+            and not _gm._state.grad_enabled and data.size
             and data.flags.c_contiguous and data.flags.writeable):
         return data  # what the checks let through, decided at once: a non-empty contiguous array has no expanded dims
     check_inplace(tensor, name)
