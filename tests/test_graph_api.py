@@ -93,11 +93,14 @@ def test_multi_grad_hook_through_the_stepper():
     calls = []
     al.autograd.graph.register_multi_grad_hook((a, b), lambda grads: calls.append(len(grads)))
     steps = al.autograd.prepare_backward(c.sum())
-    counts = []
-    for _ in steps:
+    counts, fired = [], []
+    for step in steps:
         counts.append(len(calls))
+        fired += [fn.__qualname__ for _, fn in step.hooks_fired]
     assert calls == [2]
     assert counts[-1] == 1 and counts[0] == 0
+    assert sorted(fired) == ["multi_grad_hook(test_multi_grad_hook_through_the_stepper.<locals>.<lambda>, tensor 0)",
+                             "multi_grad_hook(test_multi_grad_hook_through_the_stepper.<locals>.<lambda>, tensor 1)"]
 
 
 def test_multi_grad_hook_errors_match_torch():

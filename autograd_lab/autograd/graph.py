@@ -315,6 +315,7 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     lock = threading.Lock()
+    label = getattr(fn, "__qualname__", None) or type(fn).__name__
     if mode == "all":
         tensors = tuple(tensors)
         nodes = [_node_of(t) for t in tensors]
@@ -335,6 +336,7 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
                         del calls[task]
                 if done:
                     fn(entry[2])
+            hook.__qualname__ = f"multi_grad_hook({label}, tensor {index})"  # (what the lab's stepper lists)
             return hook
 
         handles = tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors))
@@ -349,5 +351,6 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
                 fired.add(task)
             fn(grad)
 
+        any_hook.__qualname__ = f"multi_grad_hook({label}, any)"
         handles = tuple(t.register_hook(any_hook) for t in tensors if t.requires_grad)
     return _MultiHandle(handles)
