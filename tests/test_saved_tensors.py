@@ -231,8 +231,48 @@ def test_save_on_cpu_gives_the_same_gradients(pin_memory):
     for a, b in zip(plain, with_hooks):
         assert np.array_equal(a._data, b._data)
     grads_close(with_hooks, _mlp(torch, torch.autograd.graph.save_on_cpu(pin_memory=pin_memory)))
-    assert not hooks._active  # the context was left cleanly and the object can be used again
-    grads_close(_mlp(al, hooks), with_hooks)
+    assert not saved._hooks.stack and saved._hooks_in_use[0] == 0  # the context was left cleanly
+    grads_close(_mlp(al, hooks), with_hooks)  # and the object can be used again
+
+
+class _CountingHooks:
+    """A pair of hooks packaged as a subclass, the way PyTorch's tutorial on saved-tensor hooks writes them."""
+
+    @staticmethod
+    def make(m):
+        class Counting(m.autograd.graph.saved_tensors_hooks):
+            def __init__(self):
+                self.packed = 0
+
+                def pack(t):
+                    self.packed += 1
+                    return t.detach().clone()
+
+                super().__init__(pack, lambda t: t)
+
+        return Counting()
+
+
+def test_saved_tensors_hooks_is_a_class_to_subclass_as_in_torch():
+    counts, grads = [], []
+    for m in (al, torch):
+        hooks = _CountingHooks.make(m)
+        assert isinstance(hooks, m.autograd.graph.saved_tensors_hooks)
+        assert isinstance(m.autograd.graph.save_on_cpu(), m.autograd.graph.saved_tensors_hooks)
+        x = m.tensor([0.5, 1.5], requires_grad=True)
+        with hooks as entered:
+            assert entered is None  # as PyTorch's __enter__
+            with hooks:  # the same object, nested
+                y = (x.exp() * x).sum()
+        y.backward()
+        counts.append(hooks.packed)
+        grads.append(x.grad.detach().numpy())
+        with m.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+            with pytest.raises(RuntimeError, match="no hooks here"):
+                with hooks:
+                    pass
+    assert counts[0] == counts[1] and counts[0] > 0
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
 
 
 def test_saving_to_disk_gives_identical_gradients(tmp_path):

@@ -286,17 +286,26 @@ def _forward_name(node) -> str:
     return match.group(1) + ("" if match.group(2) == "0" else match.group(2))
 
 
-@contextmanager
-def saved_tensors_hooks(pack_hook, unpack_hook):
+class saved_tensors_hooks:
     """Within this context, every tensor saved for backward goes through ``pack_hook`` and is
-    restored by ``unpack_hook`` when backward needs it (nestable, per thread)."""
-    if _hooks.disabled_message is not None:
-        raise RuntimeError(_hooks.disabled_message)
-    _hooks.stack.append((pack_hook, unpack_hook))
-    _hooks_in_use[0] += 1
-    try:
-        yield
-    finally:
+    restored by ``unpack_hook`` when backward needs it (nestable, per thread).
+
+    A class, as in PyTorch, so that a pair of hooks can be packaged as a subclass that calls
+    ``super().__init__(pack_hook, unpack_hook)`` (``save_on_cpu`` is one); an object may be entered
+    again, and nested in itself.
+    """
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if _hooks.disabled_message is not None:
+            raise RuntimeError(_hooks.disabled_message)
+        _hooks.stack.append((self.pack_hook, self.unpack_hook))
+        _hooks_in_use[0] += 1
+
+    def __exit__(self, *exc) -> None:
         _hooks_in_use[0] -= 1
         _hooks.stack.pop()
 
@@ -313,7 +322,7 @@ def disable_saved_tensors_hooks(error_message: str):
 
 
 # -- save_on_cpu (custom Functions and saved-tensor hooks work) ------------------------------------
-class save_on_cpu:
+class save_on_cpu(saved_tensors_hooks):
     """Within this context, tensors saved for backward are kept in CPU memory and moved back to
     their device when backward unpacks them: GPU memory is traded for transfer time.
 
@@ -336,18 +345,7 @@ class save_on_cpu:
             device, tensor = packed
             return tensor.to(device, non_blocking=pin_memory)
 
-        self.pack_hook = pack_to_cpu
-        self.unpack_hook = unpack_from_cpu
-        self._active: list = []  # one context per (possibly nested) ``with`` of this object
-
-    def __enter__(self) -> save_on_cpu:
-        context = saved_tensors_hooks(self.pack_hook, self.unpack_hook)
-        context.__enter__()
-        self._active.append(context)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._active.pop().__exit__(*exc)
+        super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
 # -- allow_mutation_on_saved_tensors --------------------------------------------------------------------
