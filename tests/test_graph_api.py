@@ -288,3 +288,35 @@ def test_increment_version_matches_torch():
         with m.inference_mode():
             t = m.ones(2)
         m.autograd.graph.increment_version(t)  # no version counter: nothing to do
+
+
+def _per_pass_records(multi_handle):
+    """The dicts a multi-grad hook keeps per pass, read from its hooks' closures."""
+    records = []
+    for handle in multi_handle.handles:
+        hook = handle._hooks[handle.id]
+        records += [cell.cell_contents for cell in hook.__closure__ if type(cell.cell_contents) is dict]
+    return records
+
+
+def test_multi_grad_hooks_keep_no_state_from_finished_passes():
+    a, b = _leaves(al)
+    c = a * b
+    seen, calls = [], []
+    any_handle = al.autograd.graph.register_multi_grad_hook((a, b), lambda g: seen.append(1), mode="any")
+    all_handle = al.autograd.graph.register_multi_grad_hook((a, c), lambda grads: calls.append(1))
+    for _ in range(50):
+        c.sum().backward(retain_graph=True)
+    assert len(seen) == 50 and len(calls) == 50
+    any_records, all_records = _per_pass_records(any_handle), _per_pass_records(all_handle)
+    assert any_records and all_records
+    assert all(len(r) <= 1 for r in any_records)  # only the last pass's mark is left
+    assert all(len(r) == 0 for r in all_records)  # completed passes are removed at once
+    # a pass that stops early (an error in a later node) does not leave its record behind for good
+    boom = a * 1.0
+    boom.register_hook(lambda g: (_ for _ in ()).throw(ValueError("stop")))
+    for _ in range(3):
+        with pytest.raises(ValueError, match="stop"):
+            (c.sum() + boom.sum()).backward(retain_graph=True)
+    c.sum().backward(retain_graph=True)
+    assert all(len(r) == 0 for r in _per_pass_records(all_handle))

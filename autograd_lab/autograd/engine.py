@@ -75,6 +75,12 @@ def current_graph_task_id() -> int:
     return stack[-1][0] if stack else -1
 
 
+def active_graph_task_ids() -> set:
+    """The ids of the passes in progress in this thread (nested ones included); hooks that keep state per
+    pass drop what belongs to passes that are over."""
+    return {task[0] for task in _tasks.stack}
+
+
 def will_engine_execute_node(node) -> bool:
     """Whether the backward pass running now reaches ``node`` (PyTorch's ``_will_engine_execute_node``):
     every node reachable from the roots, or with ``inputs=`` only those on a path to an input.
@@ -272,8 +278,8 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
 
     ``inputs``: restrict the work to the paths reaching these tensors (or ``GradientEdge``s, as roots may
     be). ``accumulate``: add into ``.grad`` (``backward``) or only capture the gradients of ``inputs``
-    (``grad``). The generator's
-    return value is the list of captured gradients, one per input (``None`` where none arrived).
+    (``grad``). The generator's return value is the list of captured gradients, one per input (``None``
+    where none arrived).
     ``trace`` also records each leaf's ``.grad`` before accumulation (the stepper shows it).
     ``record=False`` yields nothing (the whole pass runs at the first ``next``) and lets plain nodes
     skip their ``BackwardStep`` (see the module docstring); ``backward()`` and ``grad()`` use it.

@@ -245,7 +245,7 @@ class GradientEdge(NamedTuple):
 
     ``autograd.grad(loss, get_gradient_edge(x))`` computes what ``autograd.grad(loss, x)`` does; an edge
     can stand for a tensor in ``grad``'s and ``backward``'s ``inputs``, and in ``grad``'s ``outputs``
-    (with ``grad_outputs`` given, or for a one-element output).
+    (with its gradient given in ``grad_outputs``: a node records its outputs' shapes, not their device).
     """
 
     node: Node
@@ -299,6 +299,15 @@ def _node_of(tensor):
     return node
 
 
+def _forget_finished(per_task: dict) -> None:
+    """Drop the entries of passes that are over (one that stopped early, e.g. on an error, never
+    completed its entry): a hook used for a million steps keeps no state from old ones."""
+    from .engine import active_graph_task_ids
+    active = active_graph_task_ids()
+    for task in [t for t in per_task if t not in active]:
+        del per_task[task]
+
+
 def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
     """Call ``fn`` once per backward pass for a group of tensors, as PyTorch does.
 
@@ -327,6 +336,7 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
                 with lock:
                     entry = calls.get(task)
                     if entry is None:  # the first of them in this pass: count the ones it will compute
+                        _forget_finished(calls)
                         expected = sum(map(engine.will_engine_execute_node, nodes))
                         entry = calls[task] = [0, expected, [None] * len(tensors)]
                     entry[0] += 1
@@ -341,14 +351,15 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
 
         handles = tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors))
     else:
-        fired: set = set()  # the graph tasks in which fn already ran
+        fired: dict = {}  # the graph tasks in which fn already ran
 
         def any_hook(grad) -> None:
             task = engine.current_graph_task_id()
             with lock:
                 if task in fired:
                     return
-                fired.add(task)
+                _forget_finished(fired)
+                fired[task] = True
             fn(grad)
 
         any_hook.__qualname__ = f"multi_grad_hook({label}, any)"
