@@ -177,7 +177,7 @@ def test_allow_mutation_keeps_the_checks_outside_and_its_own_errors():
             out = (b ** 2).sum()
             with pytest.raises(RuntimeError, match="allow_mutation_on_saved_tensors contexts cannot be nested"):
                 with G.allow_mutation_on_saved_tensors():
-                    pass
+                    pytest.fail("a nested allow_mutation_on_saved_tensors was entered")
         with pytest.raises(AssertionError, match="Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
                                                  "context"):
             out.backward()

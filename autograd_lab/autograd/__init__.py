@@ -52,7 +52,7 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
     grads = []
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
-        if isinstance(out, graph.GradientEdge):
+        if _is_edge(out):
             grads.append(_edge_grad(out, g, i))
             continue
         if g is None:
