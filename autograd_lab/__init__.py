@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import warnings as _warnings
 
+from . import _compiled_core
+
+_compiled_core.install()  # before any core module is imported: their compiled form, when built (autograd_lab.compiled)
+
 from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,

@@ -20,7 +20,15 @@ def machine_info(threads: int, samples: int) -> dict:
             versions[name] = __import__(name).__version__
         except ImportError:
             versions[name] = None
-    return {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "cpu": cpu, "cpus": os.cpu_count(),
+    try:  # which form of autograd_lab's core the "autograd_lab" column runs (autograd_lab/compiled.py)
+        from autograd_lab import compiled
+        states = compiled.status()
+        core = ("compiled (Cython)" if set(states.values()) == {"compiled"} else
+                "pure Python" if "compiled" not in states.values() else
+                "partly compiled: " + ", ".join(m for m, v in states.items() if v == "compiled"))
+    except ImportError:
+        core = None
+    return {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "cpu": cpu, "cpus": os.cpu_count(), "core": core,
             "load_start": os.getloadavg() if hasattr(os, "getloadavg") else None, "python": platform.python_version(),
             "platform": platform.platform(), "threads": threads, "samples": samples, "versions": versions}
 
@@ -89,6 +97,8 @@ def _rows(report: dict) -> tuple[list[str], list[list[str]]]:
         header.append("al / numpy")
     if "autograd_lab" in libs and "torch" in libs:
         header.append("al / torch")
+    if "autograd_lab_py" in libs and "torch" in libs:
+        header.append("al_py / torch")
     if "torch" in libs and "numpy" in libs:
         header.append("torch / numpy")
     header.append("same numbers")
@@ -99,7 +109,7 @@ def _rows(report: dict) -> tuple[list[str], list[list[str]]]:
             error = r["errors"].get(lib)  # the full message is in latest.json
             row.append(("timed out" if "timed out" in error else "failed") if error else _fmt(r["medians"].get(lib)))
         for key, present in (("autograd_lab/numpy", "al / numpy"), ("autograd_lab/torch", "al / torch"),
-                             ("torch/numpy", "torch / numpy")):
+                             ("autograd_lab_py/torch", "al_py / torch"), ("torch/numpy", "torch / numpy")):
             if present in header:
                 ratio = r["ratios"].get(key)
                 row.append("-" if ratio is None else f"{ratio:.2f}x")
@@ -134,6 +144,9 @@ def render_markdown(report: dict) -> str:
         f"{m['threads']} BLAS thread(s); up to {m['samples']} rounds per case, each library in a fresh process per "
         f"round, interleaved; Python {m['python']}, " + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v) + ".",
         "Values are medians; ratios are medians of same-round ratios. `python -m benchmarks` regenerates this file.",
+        f"`autograd_lab`: its core {m.get('core') or 'in an unrecorded form'} (autograd_lab/compiled.py); "
+        "`autograd_lab_py`: the same library run as pure Python (`AUTOGRAD_LAB_PURE_PYTHON=1`). The targets are "
+        "read from the `autograd_lab` column.",
     ]
     for update in m.get("updated", []):
         lines.append(f"Rerun on {update['date']} (load {_load(update['load_start'])}): {', '.join(update['cases'])}.")

@@ -25,7 +25,9 @@ from .report import machine_info, render_console, render_markdown, target_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"
-ALL_LIBS = ("numpy", "autograd_lab", "torch")
+# autograd_lab_py: autograd_lab again with AUTOGRAD_LAB_PURE_PYTHON=1, the pure-Python form of the compiled core
+ALL_LIBS = ("numpy", "autograd_lab", "autograd_lab_py", "torch")
+PURE_PYTHON_VARIABLE = "AUTOGRAD_LAB_PURE_PYTHON"
 
 
 @dataclass
@@ -65,9 +67,9 @@ def cases() -> list[Case]:
         Case(name="memory_after_backward", params={"phase": "after"}, **mem),
         Case(name="memory_no_grad", params={"phase": "no_grad"}, **mem),
         Case("lab_snapshot_dot_2000", "lab", {"part": "snapshot_dot"}, "s", 1.0, reps=5, warmup=1,
-             libs=("autograd_lab",), rtol=0),
-        Case("lab_live_redraw_2000", "lab", {"part": "redraw"}, "s", 1.0, reps=3, warmup=1, libs=("autograd_lab",),
-             rtol=0),
+             libs=("autograd_lab", "autograd_lab_py"), rtol=0),
+        Case("lab_live_redraw_2000", "lab", {"part": "redraw"}, "s", 1.0, reps=3, warmup=1,
+             libs=("autograd_lab", "autograd_lab_py"), rtol=0),
     ]
 
 
@@ -81,7 +83,7 @@ class Outcome:
     errors: dict = field(default_factory=dict)  # lib -> message
 
 
-def worker_env(threads: int, workload: str) -> dict:
+def worker_env(threads: int, workload: str, lib: str = "autograd_lab") -> dict:
     """The worker's environment: ``threads`` BLAS threads; for the memory workload only, glibc's mmap
     threshold at 64 KB, so that freed arrays leave the RSS at once. Timed workloads keep the default
     allocator: with the threshold every array over 64 KB is a fresh mmap with page faults, which made
@@ -94,6 +96,8 @@ def worker_env(threads: int, workload: str) -> dict:
     else:
         env.pop("MALLOC_MMAP_THRESHOLD_", None)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    if lib == "autograd_lab_py":
+        env[PURE_PYTHON_VARIABLE] = "1"
     return env
 
 
@@ -101,7 +105,7 @@ def run_one(case: Case, lib: str, threads: int) -> dict:
     cmd = [sys.executable, "-m", "benchmarks.worker", case.workload, lib, str(case.reps), str(case.warmup),
            json.dumps(case.params), str(threads)]
     try:
-        proc = subprocess.run(cmd, cwd=ROOT, env=worker_env(threads, case.workload), capture_output=True, text=True,
+        proc = subprocess.run(cmd, cwd=ROOT, env=worker_env(threads, case.workload, lib), capture_output=True, text=True,
                               timeout=case.timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {case.timeout:.0f} s"}
@@ -189,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     libs = tuple(lib for lib in args.libs.split(",") if lib)
+    if os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0"):  # it would make "autograd_lab" pure Python too
+        print(f"{PURE_PYTHON_VARIABLE} is set: unset it (autograd_lab_py is the pure-Python column)", file=sys.stderr)
+        return 2
     if "torch" in libs and importlib.util.find_spec("torch") is None:
         print("PyTorch is not installed: comparing with the NumPy floor only (pip install -e '.[oracle]' to add it)")
         libs = tuple(lib for lib in libs if lib != "torch")
@@ -208,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     info["load_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     info["wall_s"] = round(time.perf_counter() - start, 1)
     out = Path(args.out)
-    if args.update and (out / "latest.json").exists():
+    if args.update and (out / "latest.json").exists():  # (with the libraries of the first run: same columns)
         previous = json.loads((out / "latest.json").read_text())
         fresh = {r["name"] for r in results}
         order = [c.name for c in cases()]
@@ -216,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
                          key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
         info = dict(previous["machine"], updated=previous["machine"].get("updated", []) + [
             {"date": info["date"], "cases": sorted(fresh), "load_start": info["load_start"]}])
+    if args.update and (out / "latest.json").exists():
+        libs = tuple(dict.fromkeys(tuple(previous["libs"]) + libs))
     report = {"machine": info, "libs": libs, "results": results, "targets": target_lines(results)}
 
     out.mkdir(parents=True, exist_ok=True)

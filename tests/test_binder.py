@@ -51,7 +51,7 @@ def test_binder_environment_installs_and_imports_the_lab(tmp_path):
     assert (BINDER / "requirements.txt").is_file(), "binder/requirements.txt is missing"
     # repo2docker builds from the repository; a copy keeps pip's build files out of this checkout
     repo = tmp_path / "repo"
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "_compiled")
     repo.mkdir()
     for name in ["pyproject.toml", "README.md"]:
         shutil.copy2(ROOT / name, repo / name)
@@ -76,6 +76,8 @@ assert (pathlib.Path(autograd_lab.lab.__file__).parent / "static" / "widget.js")
 assert (pathlib.Path(sys.prefix) / "share/jupyter/labextensions/anywidget/package.json").is_file()
 for name in {sorted(_notebook_imports() | {"jupyterlab", "anywidget", "graphviz"})!r}:
     importlib.import_module(name)
+from autograd_lab import compiled
+assert set(compiled.status().values()) == {{"compiled"}}, compiled.status()  # postBuild compiled the installed core
 print("ok")
 """
     # run from an empty directory, so the import can only find the installed package

@@ -273,10 +273,11 @@ def increment_version(tensor) -> None:
 class _MultiHandle:
     """The handle ``register_multi_grad_hook`` returns: ``remove()`` takes off the hook on every tensor."""
 
-    __slots__ = ("handles",)
+    __slots__ = ("handles", "_records")
 
-    def __init__(self, handles: tuple) -> None:
+    def __init__(self, handles: tuple, records: dict) -> None:
         self.handles = handles
+        self._records = records  # what the hooks keep per backward pass (tests check it does not grow)
 
     def remove(self) -> None:
         for handle in self.handles:
@@ -350,6 +351,7 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
             return hook
 
         handles = tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors))
+        records = calls
     else:
         fired: dict = {}  # the graph tasks in which fn already ran
 
@@ -364,4 +366,5 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
 
         any_hook.__qualname__ = f"multi_grad_hook({label}, any)"
         handles = tuple(t.register_hook(any_hook) for t in tensors if t.requires_grad)
-    return _MultiHandle(handles)
+        records = fired
+    return _MultiHandle(handles, records)

@@ -10,10 +10,10 @@ result (and wins over ``requires_grad``), ``.creator`` is ``grad_fn`` seen with 
 from __future__ import annotations
 
 import functools
-import inspect
 import warnings
 import weakref
 
+from .._compiled_core import is_function
 from ..autograd.saved import VersionCounter
 from ..tensor import NON_LEAF_GRAD_WARNING, Tensor
 from . import _dispatch
@@ -189,7 +189,7 @@ _KEEP = {"__init__", "__repr__", "__format__", "__deepcopy__", "__array__", "__h
 
 def _bind_methods() -> None:
     for name, value in list(vars(Tensor).items()):
-        if name in _KEEP or name in vars(Variable) or not inspect.isfunction(value):
+        if name in _KEEP or name in vars(Variable) or not is_function(value):
             continue
         if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
             continue

@@ -45,6 +45,7 @@ import re
 from numbers import Number
 
 from .. import backend
+from .._compiled_core import is_function
 from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
 from ..autograd import graph as _graph
@@ -127,7 +128,7 @@ class Op(Node):
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         for attr, value in list(vars(cls).items()):
-            if (attr in ("forward", "backward") or attr.startswith(("d_", "a_"))) and inspect.isfunction(value):
+            if (attr in ("forward", "backward") or attr.startswith(("d_", "a_"))) and is_function(value):
                 setattr(cls, attr, staticmethod(value))
         if cls.forward is None:
             return

@@ -25,7 +25,7 @@ class MmBackward0(Op):
     saves = ("mat2", "self")
 
     def forward(xp, self, mat2):
-        return self @ mat2
+        return self.dot(mat2)  # (for 2-D arrays the same product as @, in less time: benchmarks/NOTES.md)
 
     def d_self(grad, mat2, self):
         return grad.mm(mat2.t())
@@ -35,7 +35,7 @@ class MmBackward0(Op):
 
     # array forms (backward without create_graph; see ops/_op.py)
     def a_self(grad, mat2, self):
-        return grad @ mat2.T
+        return grad.dot(mat2.T)
 
     def a_mat2(grad, mat2, self):
         return mm_in_layout_of(mat2, self.T, grad)
@@ -50,8 +50,8 @@ def mm_in_layout_of(like, a, b):
     as the ``weight.t()`` case, the common one; another layout only costs ``.grad`` one copy into
     the leaf's layout (``engine._accumulate``)."""
     if like is None or (like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous):
-        return (b.T @ a.T).T
-    return a @ b
+        return b.T.dot(a.T).T
+    return a.dot(b)
 
 
 class BmmBackward0(Op):
