@@ -67,9 +67,26 @@ class _CompiledCoreFinder(importlib.abc.MetaPathFinder):
             _why_python[fullname] = ("its source changed since it was built" if stale else "not built") + \
                 " (python -m autograd_lab.compiled build)"
             return None
-        loader = importlib.machinery.ExtensionFileLoader(fullname, str(built))
+        loader = _ExtensionOrSourceLoader(fullname, str(built))
         _show_source_lines(fullname)
         return importlib.util.spec_from_file_location(fullname, str(built), loader=loader)
+
+
+class _ExtensionOrSourceLoader(importlib.machinery.ExtensionFileLoader):
+    """Loads the extension; if it does not load (a damaged file, one built for another machine), the
+    module's Python source instead, recording why: importing autograd_lab never fails on a bad build."""
+
+    def create_module(self, spec):
+        try:
+            return super().create_module(spec)
+        except (ImportError, OSError) as exc:
+            _why_python[spec.name] = (f"its compiled form did not load ({exc}); rebuild it with "
+                                      "python -m autograd_lab.compiled build --force")
+            source = str(_source(spec.name))
+            spec.loader = importlib.machinery.SourceFileLoader(spec.name, source)  # (importlib runs it next)
+            spec.origin = source
+            spec.cached = importlib.util.cache_from_source(source)
+            return None
 
 
 def _show_source_lines(module: str) -> None:

@@ -2,9 +2,9 @@
 
 autograd_lab is pure Python, and the Python source is what it teaches. The six modules every op and
 every backward pass run through (``CORE_MODULES``: the tensor, grad mode, the graph, saved tensors, the
-engine and ``Op.apply``) can also be compiled, unchanged, into C extensions by Cython. Compiled, the
-per-op cost falls by about a third (the benchmark notes give the figures); nothing else changes: the
-same classes, the same behaviour, the same tracebacks pointing at the same ``.py`` lines.
+engine and ``Op.apply``) can also be compiled, unchanged, into C extensions by Cython. Compiled, they
+take 10-30% off small-tensor work (benchmarks/NOTES.md has the figures); nothing else changes: the same
+classes, the same behaviour, the same tracebacks pointing at the same ``.py`` lines.
 
 - ``python -m autograd_lab.compiled build`` compiles them (Cython and a C compiler needed; the ``fast``
   and ``test`` extras bring Cython). The README's commands run it; it only rebuilds what changed.
@@ -35,7 +35,8 @@ from ._compiled_core import (
     _why_python,
 )
 
-__all__ = ["CORE_MODULES", "PURE_PYTHON_VARIABLE", "build", "clean", "status"]
+__all__ = ["CORE_MODULES", "PURE_PYTHON_VARIABLE", "BuildError", "build", "clean", "status"]
+
 
 def status() -> dict[str, str]:
     """For each core module: ``"compiled"`` or ``"python: <why>"`` (for those imported so far; the others

@@ -99,6 +99,27 @@ def test_an_edited_module_runs_as_python_and_the_others_stay_compiled(tmp_path):
 
 
 @needs_build
+def test_an_extension_that_does_not_load_falls_back_to_the_source(tmp_path):
+    """A damaged build (or one made on another machine) must not stop ``import autograd_lab``."""
+    shutil.copytree(os.path.join(ROOT, "autograd_lab"), tmp_path / "autograd_lab",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    damaged = next((tmp_path / "autograd_lab" / "_compiled").glob("autograd_lab.autograd.graph-*"))
+    damaged.write_bytes(b"not a shared object")  # the right name and hash, but dlopen refuses it
+    out = _run("""
+        import sys
+        import autograd_lab as al
+        from autograd_lab import compiled
+        graph = sys.modules["autograd_lab.autograd.graph"]
+        assert graph.__file__.endswith("graph.py"), graph.__file__
+        print(compiled.status()["autograd_lab.autograd.graph"])
+        x = al.tensor([2.0], dtype=al.float64, requires_grad=True)
+        (x * x).sum().backward()
+        assert x.grad.item() == 4.0
+    """, cwd=str(tmp_path), pythonpath=str(tmp_path))
+    assert out.startswith("python: its compiled form did not load") and "build --force" in out
+
+
+@needs_build
 def test_tracebacks_through_compiled_code_show_the_python_lines(tmp_path):
     """Cython names the file inside the package; the lines show from any working directory."""
     out = _run("""
