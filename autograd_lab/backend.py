@@ -188,14 +188,15 @@ class device:
         self.index = int(idx) if idx is not None else index
 
     def __eq__(self, other) -> bool:
-        try:
-            other = device(other)
-        except (RuntimeError, ValueError, TypeError):
+        """Same type and same index, as in PyTorch: ``device('cuda') != device('cuda:0')`` (no index is not
+        index 0, though a CUDA tensor's ``.device`` always has one), and a device never equals a string
+        (``x.device == 'cpu'`` is False: compare ``x.device.type == 'cpu'`` or ``str(x.device)``)."""
+        if not isinstance(other, device):
             return NotImplemented
-        return self.type == other.type and (self.index or 0) == (other.index or 0)
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:
-        return hash((self.type, self.index or 0))
+        return hash((self.type, self.index))
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
@@ -350,13 +351,21 @@ def to_host(array):
     return array if entry is None else entry.to_host(array)
 
 
+def resolve_device(dev) -> device:
+    """``dev`` as a tensor there reports it: an accelerator without an index gets the current one's
+    (``'cuda'`` is ``cuda:0`` unless another GPU was made current); ``cpu`` stays without one."""
+    dev = device(dev)
+    if dev.type != "cpu" and dev.index is None:
+        return device(dev.type, backend_for(dev.type).current_device())
+    return dev
+
+
 def move(array, dev: device):
     """``array`` on device ``dev``: itself when it is there already, else a copy."""
-    dev = device(dev)
-    here = device_of(array)
-    if here == dev:
+    dev = resolve_device(dev)
+    if device_of(array) == dev:
         return array
     host = to_host(array)
     if dev.type == "cpu":
         return host
-    return backend_for(dev.type).to_device(host, dev.index or 0)
+    return backend_for(dev.type).to_device(host, dev.index)

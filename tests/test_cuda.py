@@ -48,9 +48,32 @@ def test_without_cupy_cuda_is_unavailable_and_says_what_to_install():
 def test_device_objects_and_strings():
     d = al.device("cuda:1")
     assert (d.type, d.index) == ("cuda", 1) and str(d) == "cuda:1" and repr(d) == "device(type='cuda', index=1)"
-    assert al.device("cuda") == al.device("cuda:0") and al.device("cpu") != al.device("cuda")
+    assert al.device("cpu") != al.device("cuda")
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type at start of device string: tpu"):
         al.device("tpu")
+
+
+_DEVICE_PAIRS = [("cuda", "cuda:0"), ("cuda:0", "cuda:0"), ("cuda:1", "cuda:0"), ("cpu", "cpu"), ("cpu", "cuda"),
+                 (("cpu", 0), "cpu"), (("cuda", 0), "cuda:0"), ("cuda", "cuda")]
+
+
+@pytest.mark.parametrize("a, b", _DEVICE_PAIRS)
+def test_device_equality_is_pytorchs(a, b):
+    """No index is not index 0 (a CUDA tensor's device always has one), as in torch; hashes agree with ==."""
+    torch = pytest.importorskip("torch", reason="PyTorch is the oracle: pip install -e '.[oracle]'")
+    make = lambda m, spec: m.device(*spec) if isinstance(spec, tuple) else m.device(spec)
+    expected = make(torch, a) == make(torch, b)
+    assert (make(al, a) == make(al, b)) is expected and (make(al, a) != make(al, b)) is not expected
+    if expected:
+        assert hash(make(al, a)) == hash(make(al, b))
+
+
+def test_a_device_never_equals_a_string():
+    torch = pytest.importorskip("torch", reason="PyTorch is the oracle: pip install -e '.[oracle]'")
+    assert (torch.device("cpu") == "cpu") is False and (al.device("cpu") == "cpu") is False
+    assert (al.device("cpu") != "cpu") is True and ("cuda:0" == al.device("cuda:0")) is False
+    assert al.zeros(1).device.type == "cpu" and str(al.zeros(1).device) == "cpu"  # what to compare instead
+    assert {al.device("cpu"): 1}[al.device("cpu")] == 1
 
 
 def test_the_double_is_gone_after_its_context():

@@ -71,6 +71,11 @@ def test_moving_is_differentiable_and_gradients_go_back(device):  # noqa: F811
     assert moved.device == device and moved.dtype is al.float32
     assert z.to(device, al.float64).dtype is al.float64 and z.to("cuda").device == device
     assert z.to("cuda:0", copy=True).device == device
+    on = z.to("cuda")
+    # a CUDA tensor's device has its index, so it is not device('cuda'), as in PyTorch; moving there again is a no-op
+    assert on.device == al.device("cuda:0") and on.device != al.device("cuda") and on.device.type == "cuda"
+    assert on.to("cuda") is on and on.to(al.device("cuda")) is on and on.cuda() is on
+    assert al.tensor([1.0], device="cuda").device == al.device("cuda", 0)
 
 
 def test_repr_numpy_and_conversions(device):  # noqa: F811

@@ -30,9 +30,7 @@ def to(self: Tensor, *args, dtype=None, device=None, copy: bool = False, non_blo
     source = self.device
     target_device = None
     if device is not None:
-        target_device = backend.device(device)
-        if target_device.type != "cpu" and target_device.index is None:
-            target_device = backend.device(target_device.type, backend.backend_for(target_device.type).current_device())
+        target_device = backend.resolve_device(device)
         if target_device == source:
             target_device = None
     if target_dtype is None and target_device is None:
