@@ -15,6 +15,7 @@ from numpy import asarray as _np_asarray
 from numpy import generic as _np_generic
 from numpy import ndarray as _np_ndarray
 
+from . import autograd as _autograd  # (the package: its backward() is looked up when called)
 from . import backend
 from .autograd import engine as _engine
 from .autograd import grad_mode as _gm
@@ -343,8 +344,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor with respect to graph leaves (see ``autograd.backward``)."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        _autograd.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     # -- conversion ---------------------------------------------------------------------------
     def item(self):
