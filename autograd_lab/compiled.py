@@ -74,7 +74,14 @@ def build(force: bool = False, log=print) -> list[str]:
         raise BuildError(f"Cython and setuptools are needed ({exc}): pip install 'autograd-lab[fast]'") from None
     import tempfile
 
-    BUILD_DIR.mkdir(exist_ok=True)
+    try:
+        BUILD_DIR.mkdir(exist_ok=True)
+        probe = BUILD_DIR / ".writable"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise BuildError(f"cannot write the extensions into {BUILD_DIR} ({exc}): build as the user who installed "
+                         "autograd_lab, or install it where you can write (a virtual environment)") from None
     with tempfile.TemporaryDirectory(prefix="autograd_lab_build_") as tmp:
         extensions = [Extension(m, [str(_source(m))]) for m in todo]
         log(f"compiling {len(todo)} core module(s) with Cython: {', '.join(m.split('.')[-1] for m in todo)}")

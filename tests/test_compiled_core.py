@@ -153,6 +153,16 @@ def test_without_cython_the_build_says_what_to_install(monkeypatch):
     assert (sorted(BUILD_DIR.glob("*")) if BUILD_DIR.exists() else []) == before  # nothing removed
 
 
+def test_a_read_only_install_says_why_it_cannot_build(tmp_path, monkeypatch):
+    pytest.importorskip("Cython", reason="building needs Cython: pip install -e '.[fast]'")
+    import autograd_lab.compiled as module
+    blocked = tmp_path / "not_a_directory"
+    blocked.write_text("")  # a file where the directory should go: mkdir fails as it would without permission
+    monkeypatch.setattr(module, "BUILD_DIR", blocked / "_compiled")
+    with pytest.raises(compiled.BuildError, match="cannot write the extensions into"):
+        compiled.build(force=True, log=lambda msg: None)
+
+
 def test_the_command_line_reports_each_module():
     proc = subprocess.run([sys.executable, "-m", "autograd_lab.compiled", "status"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
