@@ -82,11 +82,7 @@ def run_op_overhead(lib: str, params: dict, reps: int, warmup: int):
 
 
 # -- deep_chain: y = y * 1.0001 + 0.001, n times, then backward ---------------------------------------
-def run_deep_chain(lib: str, params: dict, reps: int, warmup: int):
-    n = params["n"]
-    T = import_lib(lib)
-    result = {}
-
+def _deep_chain_fn(T, n: int, result: dict):
     if T is None:
         def fn():
             # the floor keeps what a tape would: one record per op (nothing to save for these two ops)
@@ -110,8 +106,23 @@ def run_deep_chain(lib: str, params: dict, reps: int, warmup: int):
                 y = y * 1.0001 + 0.001
             y.sum().backward()
             result["check"] = [float(to_numpy(y)[0]), float(to_numpy(x.grad)[0])]
+    return fn
 
-    return timed(fn, reps, warmup), result["check"]
+
+def run_deep_chain(lib: str, params: dict, reps: int, warmup: int):
+    """With ``reference_n`` (the million-op case): the shorter chain first, in the same process (one warm-up
+    run, one timed), so that ``linear_ratio`` = time(n) / time(reference_n) compares two lengths under the same
+    interpreter and heap, not two processes' start-ups; linear time reads n / reference_n."""
+    T = import_lib(lib)
+    result = {}
+    extra = None
+    if "reference_n" in params:
+        reference = _deep_chain_fn(T, params["reference_n"], {})
+        reference_time = timed(reference, 1, 1)[0]
+    times = timed(_deep_chain_fn(T, params["n"], result), reps, warmup)
+    if "reference_n" in params:
+        extra = {"linear_ratio": min(times) / reference_time}
+    return times, result["check"], extra
 
 
 # -- scalar_mlp: 2-16-16-1 on 100 two-moons points, hinge loss, one forward + backward ---------------
