@@ -37,7 +37,8 @@ _SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]  # e.g. .cpython-311-x86_64-
 _why_python: dict[str, str] = {}  # module -> why it was imported as Python (filled by the finder)
 
 
-def _pure_python_requested() -> bool:
+def pure_python_requested() -> bool:
+    """Whether ``AUTOGRAD_LAB_PURE_PYTHON`` asks for pure Python (any value but empty, 0, false or no)."""
     return os.environ.get(PURE_PYTHON_VARIABLE, "").strip().lower() not in ("", "0", "false", "no")
 
 
@@ -102,7 +103,7 @@ def _show_source_lines(module: str) -> None:
 def install() -> None:
     """Put the finder first on ``sys.meta_path`` (``autograd_lab/__init__`` calls this before any core import),
     unless ``AUTOGRAD_LAB_PURE_PYTHON`` asks for pure Python."""
-    if _pure_python_requested():
+    if pure_python_requested():
         for module in CORE_MODULES:
             _why_python[module] = f"{PURE_PYTHON_VARIABLE} is set"
         return

@@ -30,9 +30,9 @@ from ._compiled_core import (
     DIRECTIVES,
     PURE_PYTHON_VARIABLE,
     _built_path,
-    _pure_python_requested,
     _source,
     _why_python,
+    pure_python_requested,
 )
 
 __all__ = ["CORE_MODULES", "PURE_PYTHON_VARIABLE", "BuildError", "build", "clean", "status"]
@@ -47,7 +47,7 @@ def status() -> dict[str, str]:
         if loaded is not None:
             compiled = isinstance(getattr(loaded.__spec__, "loader", None), importlib.machinery.ExtensionFileLoader)
             result[module] = "compiled" if compiled else f"python: {_why_python.get(module, 'imported as Python')}"
-        elif _pure_python_requested():
+        elif pure_python_requested():
             result[module] = f"python: {PURE_PYTHON_VARIABLE} is set"
         else:
             result[module] = "compiled" if _built_path(module).exists() else "python: not built"

@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograd_lab._compiled_core import PURE_PYTHON_VARIABLE, pure_python_requested
+
 from .common import THREAD_VARS
 from .report import machine_info, render_console, render_markdown, target_lines
 
@@ -27,7 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"
 # autograd_lab_py: autograd_lab again with AUTOGRAD_LAB_PURE_PYTHON=1, the pure-Python form of the compiled core
 ALL_LIBS = ("numpy", "autograd_lab", "autograd_lab_py", "torch")
-PURE_PYTHON_VARIABLE = "AUTOGRAD_LAB_PURE_PYTHON"
 
 
 @dataclass
@@ -194,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     libs = tuple(lib for lib in args.libs.split(",") if lib)
-    if os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0"):  # it would make "autograd_lab" pure Python too
+    if pure_python_requested():  # it would make the "autograd_lab" column pure Python too
         print(f"{PURE_PYTHON_VARIABLE} is set: unset it (autograd_lab_py is the pure-Python column)", file=sys.stderr)
         return 2
     if "torch" in libs and importlib.util.find_spec("torch") is None:
@@ -216,16 +217,15 @@ def main(argv: list[str] | None = None) -> int:
     info["load_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     info["wall_s"] = round(time.perf_counter() - start, 1)
     out = Path(args.out)
-    if args.update and (out / "latest.json").exists():  # (with the libraries of the first run: same columns)
+    if args.update and (out / "latest.json").exists():
         previous = json.loads((out / "latest.json").read_text())
+        libs = tuple(dict.fromkeys(tuple(previous["libs"]) + libs))  # (the first run's columns, and any new one)
         fresh = {r["name"] for r in results}
         order = [c.name for c in cases()]
         results = sorted([r for r in previous["results"] if r["name"] not in fresh] + results,
                          key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
         info = dict(previous["machine"], updated=previous["machine"].get("updated", []) + [
             {"date": info["date"], "cases": sorted(fresh), "load_start": info["load_start"]}])
-    if args.update and (out / "latest.json").exists():
-        libs = tuple(dict.fromkeys(tuple(previous["libs"]) + libs))
     report = {"machine": info, "libs": libs, "results": results, "targets": target_lines(results)}
 
     out.mkdir(parents=True, exist_ok=True)

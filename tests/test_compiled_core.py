@@ -19,9 +19,9 @@ import pytest
 
 import autograd_lab as al
 from autograd_lab import compiled
-from autograd_lab._compiled_core import BUILD_DIR, CORE_MODULES, PURE_PYTHON_VARIABLE, _built_path
+from autograd_lab._compiled_core import BUILD_DIR, CORE_MODULES, PURE_PYTHON_VARIABLE, _built_path, pure_python_requested
 
-PURE = os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0")
+PURE = pure_python_requested()
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(al.__file__)))
 
 
