@@ -227,8 +227,11 @@ _default_device = _DefaultDevice()
 
 
 def get_default_device() -> device:
-    """The device factory functions use when given none (``cpu`` unless changed)."""
-    return _default_device.value
+    """The device factory functions use when given none (``cpu`` unless changed). As in PyTorch, it is
+    the device a tensor made there reports: ``set_default_device('cuda')`` reads back as ``cuda:0``
+    (the current GPU's index), which is what ``al.zeros(1).device`` compares equal to."""
+    dev = _default_device.value
+    return dev if dev.index is not None or dev.type == "cpu" else resolve_device(dev)
 
 
 def set_default_device(dev) -> None:

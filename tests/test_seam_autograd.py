@@ -43,6 +43,14 @@ def test_factories_create_on_the_device(device):  # noqa: F811
     assert al.zeros_like(x, device="cpu").device == al.device("cpu")
     with al.device(device):  # torch's `with torch.device(...)`: factories default to it
         assert al.zeros(1).device == device and al.tensor(3.0).device == device
+    for unindexed in ("cuda", al.device("cuda")):  # torch: the default reads back with the current GPU's index
+        with al.device(unindexed):
+            assert al.get_default_device() == al.device("cuda", 0) == al.zeros(1).device
+        al.set_default_device(unindexed)
+        try:
+            assert al.get_default_device() == al.device("cuda:0") and al.get_default_device().index == 0
+        finally:
+            al.set_default_device(None)
     assert al.zeros(1).device == al.device("cpu")
     al.set_default_device(device)
     try:

@@ -20,12 +20,24 @@ def _check_same_dtype(op: str, a: Tensor, b: Tensor) -> None:
         )
 
 
+# ``ndarray.dot`` of two 2-D arrays is the same BLAS product as ``@`` with less call overhead (about
+# 0.5 us), but NumPy zeroes its output before the product: a pass over memory that costs more than it
+# saves once the product is large (a layer's weight gradient). Small products take ``dot``, large ``@``
+# (benchmarks/NOTES.md, round 6).
+_DOT_MAX = 4096  # elements of the product
+
+
+def _mm(a, b):
+    """``a @ b`` for 2-D arrays, by the quicker of ``dot`` and ``matmul`` for its size."""
+    return a.dot(b) if a.shape[0] * b.shape[1] <= _DOT_MAX else a @ b
+
+
 class MmBackward0(Op):
     """out = self @ mat2 (2-D by 2-D)"""
     saves = ("mat2", "self")
 
     def forward(xp, self, mat2):
-        return self.dot(mat2)  # (for 2-D arrays the same product as @, in less time: benchmarks/NOTES.md)
+        return _mm(self, mat2)
 
     def d_self(grad, mat2, self):
         return grad.mm(mat2.t())
@@ -35,7 +47,7 @@ class MmBackward0(Op):
 
     # array forms (backward without create_graph; see ops/_op.py)
     def a_self(grad, mat2, self):
-        return grad.dot(mat2.T)
+        return _mm(grad, mat2.T)
 
     def a_mat2(grad, mat2, self):
         return mm_in_layout_of(mat2, self.T, grad)
@@ -50,8 +62,8 @@ def mm_in_layout_of(like, a, b):
     as the ``weight.t()`` case, the common one; another layout only costs ``.grad`` one copy into
     the leaf's layout (``engine._accumulate``)."""
     if like is None or (like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous):
-        return b.T.dot(a.T).T
-    return a.dot(b)
+        return _mm(b.T, a.T).T
+    return _mm(a, b)
 
 
 class BmmBackward0(Op):
