@@ -74,6 +74,14 @@ class CupyBackend(ArrayBackend):
     def synchronize(self, index: int | None = None) -> None:
         self.cupy.cuda.Device(self.current_device() if index is None else index).synchronize()
 
+    def device_name(self, index: int) -> str:
+        name = self.cupy.cuda.runtime.getDeviceProperties(index)["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+    def memory_allocated(self, index: int) -> int:
+        with self.cupy.cuda.Device(index):  # the default pool keeps one account per device
+            return int(self.cupy.get_default_memory_pool().used_bytes())
+
 
 def load() -> CupyBackend:
     """Import CuPy and check that it sees a GPU; a RuntimeError says what is missing."""

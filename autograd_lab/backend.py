@@ -281,6 +281,14 @@ class ArrayBackend(abc.ABC):
     def synchronize(self, index: int | None = None) -> None:
         """Wait until the work queued on the device is done (timers must, as kernels run asynchronously)."""
 
+    def device_name(self, index: int) -> str:
+        """The name of device ``index`` (``al.cuda.get_device_name``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not report device names")
+
+    def memory_allocated(self, index: int) -> int:
+        """Bytes held by live arrays on device ``index`` (``al.cuda.memory_allocated``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not report memory use")
+
 
 _BACKENDS: dict[str, ArrayBackend] = {}
 _BY_ARRAY_TYPE: dict[type, ArrayBackend] = {}

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from . import backend, creation
 
-__all__ = ["is_available", "device_count", "current_device", "synchronize", "manual_seed", "manual_seed_all"]
+__all__ = ["is_available", "device_count", "current_device", "get_device_name", "memory_allocated", "synchronize",
+           "manual_seed", "manual_seed_all"]
 
 
 def _backend():
@@ -33,10 +34,33 @@ def current_device() -> int:
     return _backend().current_device()
 
 
+def _index(device) -> int | None:
+    """The device index ``device`` names (an int, ``'cuda:1'``, a ``device``); ``None`` for the current one."""
+    if device is None or isinstance(device, int):
+        return device
+    dev = backend.device(device)
+    if dev.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {dev} [autograd_lab] al.cuda: pass 'cuda', 'cuda:N' or N")
+    return dev.index
+
+
+def get_device_name(device=None) -> str:
+    """The GPU's name, as its driver reports it (``'NVIDIA H100 80GB HBM3'``); the current device's by default."""
+    index = _index(device)
+    return _backend().device_name(current_device() if index is None else index)
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes of GPU memory held by arrays now (tensors' data, saved tensors included), on the current device by
+    default. CuPy keeps freed blocks in its memory pool for reuse; those are not counted, as PyTorch's caching
+    allocator's are not, so ``nvidia-smi`` shows more."""
+    index = _index(device)
+    return _backend().memory_allocated(current_device() if index is None else index)
+
+
 def synchronize(device=None) -> None:
     """Wait until the work queued on a CUDA device is done (for timing: kernels run asynchronously)."""
-    index = None if device is None else (device if isinstance(device, int) else backend.device(device).index)
-    _backend().synchronize(index)
+    _backend().synchronize(_index(device))
 
 
 def manual_seed(seed: int) -> None:

@@ -24,6 +24,7 @@ import importlib.util
 import math
 import operator
 import types
+import weakref
 
 import numpy as np
 import pytest
@@ -126,14 +127,39 @@ class _Pointer:
         self.ptr = ptr
 
 
+# every FakeArray alive, by id (FakeArrays are unhashable, as CuPy's arrays are): the double's "device memory"
+_LIVE: dict[int, weakref.ref] = {}
+
+
+def _track(array) -> None:
+    key = id(array)
+    _LIVE[key] = weakref.ref(array, lambda _ref, key=key: _LIVE.pop(key, None))
+
+
+def device_bytes() -> int:
+    """Bytes of the memory blocks that live FakeArrays hold, each block once (views share their base's), as a
+    memory pool counts what is in use."""
+    blocks = {}
+    for ref in list(_LIVE.values()):
+        array = ref()
+        if array is None:
+            continue
+        a = array._a
+        while isinstance(a.base, np.ndarray):
+            a = a.base
+        blocks[id(a)] = a.nbytes
+    return sum(blocks.values())
+
+
 class FakeArray:
     """A device array of the double (see the module doc); ``._a`` is the NumPy array it wraps."""
 
-    __slots__ = ("_a",)
+    __slots__ = ("_a", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, a: np.ndarray) -> None:
         self._a = a
+        _track(self)
 
     # -- what CuPy arrays have that NumPy's differ on -----------------------------------------
     device = _Device()
@@ -266,6 +292,12 @@ class FakeCudaBackend(backend.ArrayBackend):
     def synchronize(self, index: int | None = None) -> None:
         """The double computes eagerly (NumPy underneath): nothing is ever queued, so nothing to wait for."""
         self.synchronized = getattr(self, "synchronized", 0) + 1  # counted, so a test can see timers wait
+
+    def device_name(self, index: int) -> str:
+        return "fake CUDA device (autograd_lab's test double)"
+
+    def memory_allocated(self, index: int) -> int:
+        return device_bytes()
 
 
 def _forget_cuda_generators() -> None:

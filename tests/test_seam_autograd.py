@@ -322,3 +322,29 @@ def test_al_cuda_reports_the_device(device):  # noqa: F811
     assert al.cuda.is_available() and al.cuda.device_count() >= 1 and al.cuda.current_device() == 0
     al.cuda.synchronize()
     al.cuda.synchronize(device)
+    name = al.cuda.get_device_name()
+    assert isinstance(name, str) and name and al.cuda.get_device_name(0) == al.cuda.get_device_name(device) == name
+    with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu"):
+        al.cuda.synchronize("cpu")
+
+
+def test_memory_allocated_counts_tensors_and_what_graphs_save(device):  # noqa: F811
+    n = 1 << 17  # float64: 1 MiB, a whole number of any pool's blocks
+    al.cuda.synchronize()
+    before = al.cuda.memory_allocated()
+    x = al.ones(n, dtype=al.float64, device=device, requires_grad=True)
+    assert al.cuda.memory_allocated(device) - before == 8 * n
+    baseline = al.cuda.memory_allocated()
+    loss = (x.sin() * x).sum()  # mul saves sin(x): a second MiB held by the graph
+    held = al.cuda.memory_allocated() - baseline
+    assert 8 * n <= held < 8 * n + 4096
+    loss.backward()  # frees what was saved; x.grad is the new MiB
+    assert 8 * n <= al.cuda.memory_allocated() - baseline < 8 * n + 4096
+    x.grad = None
+    with al.autograd.graph.save_on_cpu():  # what is saved goes to host memory instead
+        loss = (x.sin() * x).sum()
+    assert al.cuda.memory_allocated() - baseline < 4096
+    loss.backward()
+    assert x.grad.device == device
+    del x, loss
+    assert al.cuda.memory_allocated() - before <= 8 * n  # x is gone; its .grad went with it
