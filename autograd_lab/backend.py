@@ -281,13 +281,13 @@ class ArrayBackend(abc.ABC):
     def synchronize(self, index: int | None = None) -> None:
         """Wait until the work queued on the device is done (timers must, as kernels run asynchronously)."""
 
+    @abc.abstractmethod
     def device_name(self, index: int) -> str:
-        """The name of device ``index`` (``al.cuda.get_device_name``)."""
-        raise NotImplementedError(f"{type(self).__name__} does not report device names")
+        """The name of device ``index``, as its driver reports it (``al.cuda.get_device_name``)."""
 
+    @abc.abstractmethod
     def memory_allocated(self, index: int) -> int:
-        """Bytes held by live arrays on device ``index`` (``al.cuda.memory_allocated``)."""
-        raise NotImplementedError(f"{type(self).__name__} does not report memory use")
+        """Bytes held by live arrays on device ``index`` now (``al.cuda.memory_allocated``)."""
 
 
 _BACKENDS: dict[str, ArrayBackend] = {}
