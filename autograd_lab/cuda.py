@@ -34,28 +34,30 @@ def current_device() -> int:
     return _backend().current_device()
 
 
-def _index(device) -> int | None:
-    """The device index ``device`` names (an int, ``'cuda:1'``, a ``device``); ``None`` for the current one."""
-    if device is None or isinstance(device, int):
+def _index(device) -> int:
+    """The device index ``device`` names (an int, ``'cuda:1'``, a ``device``); the current one's for ``None``
+    or ``'cuda'``."""
+    if isinstance(device, int):
         return device
-    dev = backend.device(device)
-    if dev.type != "cuda":
-        raise ValueError(f"Expected a cuda device, but got: {dev} [autograd_lab] al.cuda: pass 'cuda', 'cuda:N' or N")
-    return dev.index
+    if device is not None:
+        dev = backend.device(device)
+        if dev.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {dev} [autograd_lab] al.cuda: pass 'cuda', 'cuda:N' or N")
+        if dev.index is not None:
+            return dev.index
+    return current_device()
 
 
 def get_device_name(device=None) -> str:
     """The GPU's name, as its driver reports it (``'NVIDIA H100 80GB HBM3'``); the current device's by default."""
-    index = _index(device)
-    return _backend().device_name(current_device() if index is None else index)
+    return _backend().device_name(_index(device))
 
 
 def memory_allocated(device=None) -> int:
     """Bytes of GPU memory held by arrays now (tensors' data, saved tensors included), on the current device by
     default. CuPy keeps freed blocks in its memory pool for reuse; those are not counted, as PyTorch's caching
     allocator's are not, so ``nvidia-smi`` shows more."""
-    index = _index(device)
-    return _backend().memory_allocated(current_device() if index is None else index)
+    return _backend().memory_allocated(_index(device))
 
 
 def synchronize(device=None) -> None:
