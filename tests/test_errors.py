@@ -448,3 +448,46 @@ def test_index_select_matches_pytorch():
         with pytest.raises(type(theirs.value)) as ours:
             check(al)
         assert str(ours.value).startswith(str(theirs.value))
+
+
+_OUT_OF_BOUNDS_KEYS = [((3, 4), (0, 5)), ((3, 4), (5, 0)), ((3, 4), (slice(None), 7)), ((3, 4), (-4,)),
+                       ((3, 4), (1, -5)), ((3, 4), (slice(1, None), -5)), ((3, 4), (None, 0, 9)),
+                       ((3, 4), (None, None, 2, 4)), ((3, 4), (0, Ellipsis, 9)), ((2, 3, 4), (Ellipsis, 9)),
+                       ((2, 3, 4), (0, 0, Ellipsis, 9)), ((2, 3, 4), (Ellipsis, 0, 9)), ((2, 3, 4), (None, Ellipsis, 9)),
+                       ((2, 3, 4), (1, slice(0, 2), 4)), ((3,), 3), ((3,), -4)]
+
+
+@pytest.mark.parametrize(("shape", "key"), _OUT_OF_BOUNDS_KEYS, ids=[repr(k) for _, k in _OUT_OF_BOUNDS_KEYS])
+def test_out_of_bounds_index_names_the_dimension_as_pytorch_does(shape, key):
+    """PyTorch names the dimension by the index's position in the key (``None`` and ``...`` count one
+    each), whether the key takes the fast path (ints and slices) or the general one."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError) as theirs:
+        torch.zeros(shape)[key]
+    with pytest.raises(IndexError) as ours:
+        al.zeros(shape)[key]
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("key", [0, 1, -1, slice(None), slice(0, 1), (0,), (0, 0), (slice(None),)], ids=repr)
+def test_indexing_a_0_dim_tensor_raises_pytorchs_errors(key):
+    """``loss[0]`` on a 0-dim loss: the error PyTorch 0.4 taught a generation to fix with ``.item()``."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError) as theirs:
+        torch.tensor(2.0)[key]
+    with pytest.raises(IndexError) as ours:
+        al.tensor(2.0)[key]
+    assert str(ours.value).startswith(str(theirs.value))
+
+
+def test_relu_of_bool_tensor_raises_pytorchs_error():
+    with pytest.raises(RuntimeError, match="^Boolean inputs not supported for relu$"):
+        al.tensor([True, False]).relu()
+    assert al.tensor([3, -2]).relu().tolist() == [3, 0]  # integers keep their dtype, as in PyTorch
+    assert al.tensor([3, -2]).relu().dtype == al.int64
+
+
+def test_relu_of_bool_tensor_matches_torch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="^Boolean inputs not supported for relu$"):
+        torch.tensor([True, False]).relu()

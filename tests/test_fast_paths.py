@@ -711,3 +711,51 @@ def test_tensor_params_must_be_keyword_parameters():
 
             def d_self(grad):
                 return grad
+
+
+_bounds = st.one_of(st.none(), st.integers(-6, 6))
+
+
+@st.composite
+def _int_and_slice_keys(draw):
+    """A shape and a key of ints (in range) and slices (any bounds, positive or no step), no longer than
+    the shape: the keys ``getitem`` sends down its fast path (``indexing._ints_and_slices``)."""
+    shape = draw(array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    key = []
+    for size in shape[:draw(st.integers(1, len(shape)))]:
+        if draw(st.booleans()):
+            key.append(draw(st.integers(-size, size - 1)))
+        else:
+            key.append(slice(draw(_bounds), draw(_bounds), draw(st.one_of(st.none(), st.integers(1, 3)))))
+    bare = len(key) == 1 and isinstance(key[0], slice) and draw(st.booleans())
+    return shape, key[0] if bare else tuple(key)
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=_int_and_slice_keys())
+def test_int_and_slice_keys_are_indexed_as_the_general_path_indexes_them(case):
+    """``x[key]`` for ints and slices takes ``_ints_and_slices``; it must build what ``_basic`` builds
+    (the same chain of view nodes, values, gradient) and what NumPy computes."""
+    from autograd_lab.ops import indexing
+    shape, key = case
+    array = np.arange(float(np.prod(shape))).reshape(shape)
+    results = []
+    for index in (lambda t: t[key],
+                  lambda t: indexing._basic(t, key if isinstance(key, tuple) else (key,), isinstance(key, slice))):
+        x = al.tensor(array, requires_grad=True)
+        out = index(x)
+        names, node = [], out.grad_fn
+        while node is not None and not isinstance(node, AccumulateGrad):
+            names.append((type(node).__name__, node._saved))
+            node = node.next_functions[0][0]
+        if out.numel():
+            (out * al.tensor(np.arange(1.0, out.numel() + 1).reshape(out.shape))).sum().backward()
+        results.append((out.detach().numpy(), names, out._view_chain, x.grad))
+    (fast, fast_names, fast_chain, fast_grad), (general, general_names, general_chain, general_grad) = results
+    np.testing.assert_array_equal(fast, array[key])
+    np.testing.assert_array_equal(fast, general)
+    assert fast_names == general_names and fast_chain == general_chain
+    if fast_grad is None:
+        assert general_grad is None
+    else:
+        np.testing.assert_array_equal(fast_grad.numpy(), general_grad.numpy())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from ._op import Op
-from .shape import AliasBackward0, select, unsqueeze
+from .shape import AliasBackward0, SelectBackward0, SliceBackward0, select, unsqueeze
 
 
 class IndexBackward0(Op):
@@ -66,34 +66,40 @@ def _to_array_index(item, xp):
 
 
 def _check_bounds(tensor: Tensor, key: tuple) -> None:
-    """Raise PyTorch's IndexError for an out-of-range integer index before NumPy does."""
-    dim = 0
-    for item in key:
+    """Raise PyTorch's IndexError for an out-of-range integer index before NumPy does. The message names
+    the dimension as PyTorch's does: the index's position in the key (``None`` and ``...`` count one each)."""
+    dim = 0  # the input's dim the next item indexes
+    for position, item in enumerate(key):
         if item is None:
             continue
         if item is Ellipsis:
-            after = key[next(i for i, k in enumerate(key) if k is Ellipsis) + 1:]
-            dim = tensor.ndim - sum(1 for k in after if k is not None)
+            dim = tensor.ndim - sum(1 for k in key[position + 1:] if k is not None)
             continue
         if isinstance(item, int) and not isinstance(item, bool):
             shape = tensor._data.shape
             size = shape[dim] if dim < len(shape) else 0
             if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {item} is out of bounds for dimension {position} with size {size}")
         dim += 1
 
 
 def getitem(tensor: Tensor, key):
     """``tensor[key]`` (see the module doc)."""
     bare_slice = isinstance(key, slice)  # x[:] records a slice; x[(slice(None),)] is an alias, as in PyTorch
+    if not tensor._data.ndim and (key.__class__ is int or bare_slice):  # a 0-dim tensor: PyTorch's own words
+        if bare_slice:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if key == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
     key = key if isinstance(key, tuple) else (key,)
     if len(key) <= tensor._data.ndim:  # the common case, ints and slices only, checked in one pass
         for k in key:
             if k.__class__ is not int and k.__class__ is not slice:
                 break
         else:
-            _check_bounds(tensor, key)
-            return _basic(tensor, key, bare_slice)
+            return _ints_and_slices(tensor, key, bare_slice)
     key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
     n_dims = sum(1 for k in key if k is not None and k is not Ellipsis and not (
         isinstance(k, Tensor) and k.dtype is backend.bool_))
@@ -107,6 +113,32 @@ def getitem(tensor: Tensor, key):
         return IndexBackward0.apply(tensor, indices=indices)
     _check_bounds(tensor, key)
     return _basic(tensor, key, bare_slice)
+
+
+def _ints_and_slices(tensor: Tensor, key: tuple, bare_slice: bool) -> Tensor:
+    """``_basic`` for the common key, ints and slices only (no more than the tensor has dims): each int
+    is checked as it comes (the input's dims are the key's positions), each slice that is not the whole
+    dim becomes a view."""
+    out = tensor
+    shape = tensor._data.shape
+    dim = 0  # the dim of ``out`` the next item applies to (a select removes one)
+    for real, item in enumerate(key):
+        size = shape[real]
+        if item.__class__ is int:
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {real} with size {size}")
+            out = SelectBackward0.apply(out, dim=dim, index=item + size if item < 0 else item)
+            continue
+        if item.step is None and item.start is None and item.stop is None and not bare_slice:
+            dim += 1  # ``:``, the whole dim
+            continue
+        start, stop, step = item.indices(size)
+        if step <= 0:
+            raise ValueError("step must be greater than zero")
+        if (start, stop, step) != (0, size, 1) or bare_slice:
+            out = SliceBackward0.apply(out, dim=dim, start=start, end=max(stop, start), step=step)
+        dim += 1
+    return AliasBackward0.apply(tensor) if out is tensor else out
 
 
 def _basic(tensor: Tensor, key: tuple, bare_slice: bool = False) -> Tensor:
