@@ -17,7 +17,7 @@ from ..tensor import Tensor, _wrap_dim
 from ._devices import mixed_devices_message
 from ._op import Op
 from .inplace import writable_array
-from .linalg import mm_in_layout_of
+from .linalg import _mm, mm_in_layout_of
 
 # -- softmax and log_softmax -------------------------------------------------------------------
 
@@ -160,7 +160,7 @@ class AddmmBackward0(Op):
     saves = ("alpha", "beta", "mat1", "mat2")
 
     def forward(xp, self, mat1, mat2, *, beta, alpha):
-        product = mat1 @ mat2
+        product = _mm(mat1, mat2)  # (2-D by 2-D: addmm checks)
         if (beta == 1 and alpha == 1 and self.__class__ is product.__class__ and self.dtype == product.dtype
                 and self.shape == product.shape[2 - self.ndim:]):
             product += self  # a bias row (or a full matrix) of the product's dtype: added into the fresh product

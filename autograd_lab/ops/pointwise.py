@@ -344,9 +344,11 @@ class ReluBackward0(Op):
         dtype = self.dtype
         if dtype.kind == "b":
             raise RuntimeError("Boolean inputs not supported for relu")
-        # Against an array of zeros, not the scalar 0: NumPy's maximum has a vector loop for two arrays
-        # only, and element by element a float32 layer's relu took 3x as long (benchmarks/NOTES.md, item 31)
-        return xp.maximum(self, xp.zeros(self.shape, dtype))
+        # Against an array of zeros, written into it, not against the scalar 0: NumPy's maximum has a vector
+        # loop for two arrays only, and element by element a float32 layer's relu took 4x as long
+        # (benchmarks/NOTES.md, item 31)
+        out = xp.zeros(self.shape, dtype)
+        return xp.maximum(self, out, out=out)
 
     def d_self(grad, result):
         return grad * (result > 0)
