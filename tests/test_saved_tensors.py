@@ -435,13 +435,78 @@ def test_double_backward_through_a_hooked_saved_output(op):
 
 def test_no_class_attribute_takes_the_saved_prefix():
     """``dir(node)`` lists ``_saved_<name>`` for what a node saves (notebook 04 prints it): no method or
-    class attribute of any node class may start with ``_saved_`` or ``_raw_saved_`` (one did: a helper)."""
-    from autograd_lab.autograd.graph import Node
+    class attribute of any node class may start with ``_saved_`` or ``_raw_saved_`` (one did: a helper),
+    except the attributes ``Node`` defines for the names in the class's own ``saves``."""
+    from autograd_lab.autograd.graph import Node, _SavedAttribute
 
     def classes(cls):
         yield cls
         for sub in cls.__subclasses__():
             yield from classes(sub)
-    offending = {f"{cls.__name__}.{name}" for cls in classes(Node) for name in vars(cls)
-                 if name.startswith(("_saved_", "_raw_saved_"))}
+    offending, checked = set(), 0
+    for cls in classes(Node):
+        for name, value in vars(cls).items():
+            if not name.startswith(("_saved_", "_raw_saved_")):
+                continue
+            if isinstance(value, _SavedAttribute):
+                checked += 1
+                prefix = "_raw_saved_" if value.raw else "_saved_"
+                assert name == prefix + cls.saves[value.index] == prefix + value.name, (cls, name)
+            else:
+                offending.add(f"{cls.__name__}.{name}")
     assert offending == {"BackwardCFunction._raw_saved_tensors"}  # that one is PyTorch's own ctx API
+    assert checked > 200
+
+
+def test_saved_attributes_and_dir_read_as_pytorchs():
+    """Each name in ``saves`` reads as ``_saved_<name>``; ``_raw_saved_<name>`` exists for saved tensors
+    only; ``dir`` lists exactly those (checked against PyTorch where it is installed)."""
+    x = al.randn(3, requires_grad=True)
+    node = (x * 2).grad_fn  # MulBackward0: saves other (the 2, a number) and self (not needed: None)
+    listed = [n for n in dir(node) if n.startswith(("_saved_", "_raw_saved_"))]
+    assert listed == ["_saved_other", "_saved_self"]
+    with pytest.raises(AttributeError, match="'other' of MulBackward0 is not a saved tensor"):
+        node._raw_saved_other
+    with pytest.raises(AttributeError, match="'MulBackward0' object has no attribute '_saved_nope'"):
+        node._saved_nope
+    y = x.exp()
+    assert [n for n in dir(y.grad_fn) if n.startswith(("_saved_", "_raw_saved_"))] == ["_raw_saved_result", "_saved_result"]
+    assert y.grad_fn._raw_saved_result.saved_version == 0
+    torch = pytest.importorskip("torch")
+    tx = torch.randn(3, requires_grad=True)
+    for build in (lambda t: (t * t).grad_fn, lambda t: t.exp().grad_fn, lambda t: (t + 2).grad_fn):
+        ours, theirs = build(x), build(tx)
+        assert ([n for n in dir(ours) if n.startswith(("_saved_", "_raw_saved_"))]
+                == [n for n in dir(theirs) if n.startswith(("_saved_", "_raw_saved_"))])
+
+
+def test_a_subclass_that_saves_less_does_not_inherit_saved_attributes():
+    from autograd_lab.ops._op import Op
+
+    class TwoBackward0(Op):
+        saves = ("self", "other")
+
+        def forward(xp, self, other):
+            return self * other
+
+        def d_self(grad, self, other):
+            return grad * other
+
+        def d_other(grad, self, other):
+            return grad * self
+
+    class OneBackward0(TwoBackward0):
+        saves = ("other",)
+
+        def d_self(grad, other):
+            return grad * other
+
+        def d_other(grad, other):
+            return grad
+
+    a, b = al.randn(2, requires_grad=True), al.randn(2, requires_grad=True)
+    node = OneBackward0.apply(a, b).grad_fn
+    assert node._saved_other.equal(b)
+    with pytest.raises(AttributeError, match="'OneBackward0' object has no attribute '_saved_self'"):
+        node._saved_self
+    assert "_saved_self" not in dir(node)

@@ -73,6 +73,27 @@ class _NodeExtras:
         self.anomaly_trace: str | None = None
 
 
+class _SavedAttribute:
+    """``node._saved_<name>`` (the value, unpacked and version-checked) or ``node._raw_saved_<name>``
+    (the ``SavedTensor`` record): entry ``index`` of the node's ``_saved``, as ``Node._get_saved`` reads it."""
+
+    __slots__ = ("name", "index", "raw")
+
+    def __init__(self, name: str, index: int, raw: bool) -> None:
+        self.name = name
+        self.index = index
+        self.raw = raw
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        saves = type(node).saves
+        if self.index >= len(saves) or saves[self.index] != self.name:  # (inherited by a class that saves less)
+            prefix = "_raw_saved_" if self.raw else "_saved_"
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '{prefix}{self.name}'")
+        return node._get_saved(self.index, self.raw)
+
+
 class Node:
     """A node of the backward graph: one recorded operation (``grad_fn`` of its outputs).
 
@@ -141,20 +162,25 @@ class Node:
         return hooks
 
     # -- saved values -------------------------------------------------------------------------
-    def __getattr__(self, attr: str):
-        # Only called when normal lookup fails: maps _saved_<name> / _raw_saved_<name> to records.
-        for prefix, raw in (("_raw_saved_", True), ("_saved_", False)):
-            if attr.startswith(prefix):
-                name = attr[len(prefix):]
-                saves = type(self).saves
-                if name in saves:
-                    return self._get_saved(saves.index(name), raw)
-                break
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Give the subclass its ``_saved_<name>`` and ``_raw_saved_<name>`` attributes, one pair per name
+        in ``saves``. (Attributes defined once on the class, rather than a ``__getattr__`` that maps the
+        names on each read: a class with ``__getattr__`` makes every attribute read of its instances,
+        ``next_functions`` and ``_saved`` included, take a slower path in the interpreter.)"""
+        super().__init_subclass__(**kwargs)
+        for index, name in enumerate(cls.saves):
+            for attr, raw in (("_saved_" + name, False), ("_raw_saved_" + name, True)):
+                if attr not in cls.__dict__:  # (a subclass's own definition wins)
+                    setattr(cls, attr, _SavedAttribute(name, index, raw))
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | {"_saved_" + name for name in type(self).saves}
-                      | {"_raw_saved_" + n for n, v in zip(type(self).saves, self._saved) if isinstance(v, SavedTensor)})
+        # what the class lists, less its saved-value attributes; then those this node has: ``_saved_<name>``
+        # for each name, ``_raw_saved_<name>`` for each saved tensor (as PyTorch's nodes list them)
+        listed = super().__dir__()
+        names = {n for n in listed if not isinstance(getattr(type(self), n, None), _SavedAttribute)}
+        saves = type(self).saves
+        return sorted(names | {"_saved_" + name for name in saves}
+                      | {"_raw_saved_" + n for n, v in zip(saves, self._saved) if isinstance(v, SavedTensor)})
 
     def _get_saved(self, index: int, raw: bool = False):
         value = self._saved[index]
