@@ -466,9 +466,9 @@ def test_saved_attributes_and_dir_read_as_pytorchs():
     listed = [n for n in dir(node) if n.startswith(("_saved_", "_raw_saved_"))]
     assert listed == ["_saved_other", "_saved_self"]
     with pytest.raises(AttributeError, match="'other' of MulBackward0 is not a saved tensor"):
-        node._raw_saved_other
+        node._raw_saved_other  # noqa: B018
     with pytest.raises(AttributeError, match="'MulBackward0' object has no attribute '_saved_nope'"):
-        node._saved_nope
+        node._saved_nope  # noqa: B018
     y = x.exp()
     assert [n for n in dir(y.grad_fn) if n.startswith(("_saved_", "_raw_saved_"))] == ["_raw_saved_result", "_saved_result"]
     assert y.grad_fn._raw_saved_result.saved_version == 0
@@ -508,5 +508,5 @@ def test_a_subclass_that_saves_less_does_not_inherit_saved_attributes():
     node = OneBackward0.apply(a, b).grad_fn
     assert node._saved_other.equal(b)
     with pytest.raises(AttributeError, match="'OneBackward0' object has no attribute '_saved_self'"):
-        node._saved_self
+        node._saved_self  # noqa: B018
     assert "_saved_self" not in dir(node)
