@@ -759,3 +759,24 @@ def test_int_and_slice_keys_are_indexed_as_the_general_path_indexes_them(case):
         assert general_grad is None
     else:
         np.testing.assert_array_equal(fast_grad.numpy(), general_grad.numpy())
+
+
+@pytest.mark.parametrize("layout", ["row-major", "transposed", "strided", "0-d"])
+def test_relu_keeps_the_input_layout_and_values(layout):
+    """ReLU computes against an array of zeros (NumPy's vector loop, NOTES item 31): same values as
+    ``maximum(x, 0)``, and a transposed input keeps its layout, as PyTorch's relu keeps it."""
+    base = np.random.default_rng(0).standard_normal((6, 8))
+    x = al.tensor(np.array(-1.5) if layout == "0-d" else base, requires_grad=True)
+    if layout == "transposed":
+        x = x.t()
+    elif layout == "strided":
+        x = x[:, ::2]
+    assert x._data.flags.c_contiguous == (layout in ("row-major", "0-d"))
+    out = x.relu()
+    expected = np.maximum(x.detach().numpy(), 0)
+    np.testing.assert_array_equal(out.detach().numpy(), expected)
+    assert out._data.flags.f_contiguous == expected.flags.f_contiguous
+    assert out._data.flags.c_contiguous == expected.flags.c_contiguous
+    if layout == "transposed":
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            out.view(-1)  # as torch.ones(8, 6).t().relu().view(-1) raises

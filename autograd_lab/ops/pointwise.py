@@ -346,8 +346,9 @@ class ReluBackward0(Op):
             raise RuntimeError("Boolean inputs not supported for relu")
         # Against an array of zeros, written into it, not against the scalar 0: NumPy's maximum has a vector
         # loop for two arrays only, and element by element a float32 layer's relu took 4x as long
-        # (benchmarks/NOTES.md, item 31)
-        out = xp.zeros(self.shape, dtype)
+        # (benchmarks/NOTES.md, item 31). The zeros take the input's layout (a transposed input gives a
+        # transposed result, as the scalar form and PyTorch give); calloc's zeros where that is row-major.
+        out = xp.zeros(self.shape, dtype) if self.flags.c_contiguous else xp.zeros_like(self)
         return xp.maximum(self, out, out=out)
 
     def d_self(grad, result):
