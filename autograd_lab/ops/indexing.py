@@ -122,11 +122,11 @@ def _ints_and_slices(tensor: Tensor, key: tuple, bare_slice: bool) -> Tensor:
     out = tensor
     shape = tensor._data.shape
     dim = 0  # the dim of ``out`` the next item applies to (a select removes one)
-    for real, item in enumerate(key):
-        size = shape[real]
+    for position, item in enumerate(key):
+        size = shape[position]
         if item.__class__ is int:
             if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {real} with size {size}")
+                raise IndexError(f"index {item} is out of bounds for dimension {position} with size {size}")
             out = SelectBackward0.apply(out, dim=dim, index=item + size if item < 0 else item)
             continue
         if item.step is None and item.start is None and item.stop is None and not bare_slice:
