@@ -761,6 +761,15 @@ def test_int_and_slice_keys_are_indexed_as_the_general_path_indexes_them(case):
         np.testing.assert_array_equal(fast_grad.numpy(), general_grad.numpy())
 
 
+def test_relu_matches_torch_bit_for_bit_signed_zeros_and_nans_included():
+    torch = pytest.importorskip("torch")
+    for dtype in ("float32", "float64"):
+        values = np.array([-0.0, 0.0, -1.0, 1.5, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45], dtype=dtype)
+        ours = al.tensor(values).relu().numpy()
+        theirs = torch.tensor(values).relu().numpy()
+        assert ours.tobytes() == theirs.tobytes(), (dtype, ours, theirs)
+
+
 @pytest.mark.parametrize("layout", ["row-major", "transposed", "strided", "0-d"])
 def test_relu_keeps_the_input_layout_and_values(layout):
     """ReLU computes against an array of zeros (NumPy's vector loop, NOTES item 31): same values as

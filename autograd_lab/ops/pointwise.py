@@ -348,8 +348,10 @@ class ReluBackward0(Op):
         # loop for two arrays only, and element by element a float32 layer's relu took 4x as long
         # (benchmarks/NOTES.md, item 31). The zeros take the input's layout (a transposed input gives a
         # transposed result, as the scalar form and PyTorch give); calloc's zeros where that is row-major.
+        # The zeros come first: where the two are equal, maximum gives its second operand, so -0.0 stays
+        # -0.0, as PyTorch's relu keeps it.
         out = xp.zeros(self.shape, dtype) if self.flags.c_contiguous else xp.zeros_like(self)
-        return xp.maximum(self, out, out=out)
+        return xp.maximum(out, self, out=out)
 
     def d_self(grad, result):
         return grad * (result > 0)
