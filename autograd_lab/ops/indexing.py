@@ -79,8 +79,23 @@ def _check_bounds(tensor: Tensor, key: tuple) -> None:
             shape = tensor._data.shape
             size = shape[dim] if dim < len(shape) else 0
             if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {position} with size {size}")
+                raise _out_of_bounds(item, position, size)
         dim += 1
+
+
+def _out_of_bounds(index: int, position: int, size: int) -> IndexError:
+    return IndexError(f"index {index} is out of bounds for dimension {position} with size {size}")
+
+
+def _sliced(out: Tensor, dim: int, item: slice, size: int, bare_slice: bool) -> Tensor:
+    """``out`` sliced by ``item`` along ``dim`` (of size ``size``): a ``SliceBackward0`` view, or ``out``
+    itself where the slice takes the whole dim (``x[(slice(None),)]`` records no slice; ``x[:]`` does)."""
+    start, stop, step = item.indices(size)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    if (start, stop, step) == (0, size, 1) and not bare_slice:
+        return out
+    return SliceBackward0.apply(out, dim=dim, start=start, end=max(stop, start), step=step)
 
 
 def getitem(tensor: Tensor, key):
@@ -126,17 +141,11 @@ def _ints_and_slices(tensor: Tensor, key: tuple, bare_slice: bool) -> Tensor:
         size = shape[position]
         if item.__class__ is int:
             if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {position} with size {size}")
+                raise _out_of_bounds(item, position, size)
             out = SelectBackward0.apply(out, dim=dim, index=item + size if item < 0 else item)
             continue
-        if item.step is None and item.start is None and item.stop is None and not bare_slice:
-            dim += 1  # ``:``, the whole dim
-            continue
-        start, stop, step = item.indices(size)
-        if step <= 0:
-            raise ValueError("step must be greater than zero")
-        if (start, stop, step) != (0, size, 1) or bare_slice:
-            out = SliceBackward0.apply(out, dim=dim, start=start, end=max(stop, start), step=step)
+        if not (item.step is None and item.start is None and item.stop is None) or bare_slice:  # (``:``: nothing)
+            out = _sliced(out, dim, item, size, bare_slice)
         dim += 1
     return AliasBackward0.apply(tensor) if out is tensor else out
 
@@ -154,14 +163,9 @@ def _basic(tensor: Tensor, key: tuple, bare_slice: bool = False) -> Tensor:
             dim += 1
             applied = True
         elif isinstance(item, slice):
-            size = out._data.shape[dim]
-            start, stop, step = item.indices(size)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if (start, stop, step) != (0, size, 1) or bare_slice:
-                from .shape import SliceBackward0
-                out = SliceBackward0.apply(out, dim=dim, start=start, end=max(stop, start), step=step)
-                applied = True
+            sliced = _sliced(out, dim, item, out._data.shape[dim], bare_slice)
+            applied = applied or sliced is not out
+            out = sliced
             dim += 1
         else:
             out = select(out, dim, int(item))
