@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import _compiled_core
-
-_compiled_core.install()  # before any core module is imported: their compiled form, when built (autograd_lab.compiled)
-
 from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,
@@ -69,12 +65,29 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .ops.arithmetic import add, div, floor_divide, mul, neg, pow, reciprocal, remainder, square, sub
+from .ops.comparison import (
+    eq,
+    ge,
+    gt,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    ne,
+)
 from .ops.indexing import getitem as _getitem  # noqa: F401
+from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.nn import addmm
 from .ops.norm import norm
 from .ops.pointwise import (
     abs,
-    add,
     ceil,
     clamp,
     clamp_max,
@@ -82,41 +95,19 @@ from .ops.pointwise import (
     clip,
     clone,
     cos,
-    div,
-    eq,
     exp,
     floor,
-    floor_divide,
-    ge,
-    gt,
-    isfinite,
-    isinf,
-    isnan,
-    le,
     log,
     log1p,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    lt,
     maximum,
     minimum,
-    mul,
-    ne,
-    neg,
-    pow,
-    reciprocal,
     relu,
-    remainder,
     round,
     rsqrt,
     sigmoid,
     sign,
     sin,
     sqrt,
-    square,
-    sub,
     tan,
     tanh,
     trunc,
@@ -129,27 +120,21 @@ from .ops.reductions import (
     any,
     argmax,
     argmin,
-    gather,
-    index_select,
     logsumexp,
     max,
     mean,
     min,
     prod,
-    scatter_add,
     std,
     sum,
     var,
 )
+from .ops.scatter_gather import gather, index_select, scatter_add
 from .ops.shape import (
     broadcast_to,
-    cat,
     chunk,
-    concat,
-    concatenate,
     diagonal,
     flatten,
-    flip,
     movedim,
     narrow,
     permute,
@@ -157,7 +142,6 @@ from .ops.shape import (
     select,
     split,
     squeeze,
-    stack,
     swapaxes,
     t,
     transpose,
@@ -178,7 +162,7 @@ short = int16
 
 multiply, subtract, divide, negative = mul, sub, div, neg
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
-clamp_, true_divide = clamp, div
+clamp_, true_divide = Tensor.clamp_, div
 result_type = backend.result_type
 
 __version__ = "0.1.0"

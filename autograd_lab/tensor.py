@@ -16,7 +16,7 @@ from numpy import generic as _np_generic
 from numpy import ndarray as _np_ndarray
 
 from . import autograd as _autograd  # (the package: its backward() is looked up when called)
-from . import backend
+from . import backend, overrides
 from .autograd import engine as _engine
 from .autograd import grad_mode as _gm
 from .autograd import saved as _saved
@@ -81,7 +81,7 @@ class Tensor:
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None):
         """Wrap an array without copying it (the fast internal constructor)."""
-        if isinstance(data, _np_generic):  # NumPy gives scalars for 0-d results; tensors hold arrays
+        if data.__class__ is not _np_ndarray and isinstance(data, _np_generic):  # NumPy's scalars for 0-d results
             data = _np_asarray(data)
         t = object.__new__(cls)
         t._data = data
@@ -444,9 +444,10 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
 
 def _refresh_view(view: Tensor) -> None:
     """Bring a view's ``grad_fn`` up to date with its base (set by :mod:`autograd_lab.ops.inplace`)."""
-    from .ops.inplace import refresh_view
+    from .ops.view_history import refresh_view
     refresh_view(view)
 
 
+overrides.PLAIN_TYPES.add(Tensor)  # a plain Tensor takes no op over (subclasses may: autograd_lab.overrides)
 _saved._Tensor = Tensor  # saved records rebuild output tensors with this class
 _engine._Tensor = Tensor  # the engine wraps gradient arrays where hooks and leaves need tensors

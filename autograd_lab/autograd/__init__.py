@@ -127,7 +127,7 @@ def _check_roots(outputs: tuple) -> None:
 
 
 def prepare_backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False, inputs=None,
-                     accumulate=True, trace=False, record=True):
+                     accumulate=True, trace=False, yield_steps=True):
     """Check arguments as ``backward`` does and return the engine's step generator (used by the stepper)."""
     outputs = _as_tuple(tensors, "tensors")
     _check_roots(outputs)
@@ -143,7 +143,7 @@ def prepare_backward(tensors, grad_tensors=None, *, retain_graph=None, create_gr
             if not _is_edge(t) and not t.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
     return backward_steps(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
-                          inputs=input_list, accumulate=accumulate, trace=trace, record=record)
+                          inputs=input_list, accumulate=accumulate, trace=trace, yield_steps=yield_steps)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
@@ -165,7 +165,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
             "your parameters to None after use to break the cycle and avoid the leak.", UserWarning, stacklevel=2)
     run_to_end(prepare_backward(tensors, grad_tensors, retain_graph=retain_graph, create_graph=create_graph,
-                                inputs=inputs, record=False))
+                                inputs=inputs, yield_steps=False))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -198,7 +198,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     captured = run_to_end(backward_steps(outs, grads, retain_graph=retain_graph, create_graph=create_graph,
-                                         inputs=ins, accumulate=False, record=False))
+                                         inputs=ins, accumulate=False, yield_steps=False))
     result = []
     for i, (g, t) in enumerate(zip(captured, ins)):
         if g is None:

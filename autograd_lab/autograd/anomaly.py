@@ -22,22 +22,8 @@ __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_ano
 class _AnomalyState(threading.local):
     """Per thread: whether anomaly detection is on, and whether it checks for NaN."""
 
-    _enabled = False
+    enabled = False
     check_nan = True
-
-    @property
-    def enabled(self) -> bool:
-        return self._enabled
-
-    @enabled.setter
-    def enabled(self, value: bool) -> None:
-        value = bool(value)
-        if value != self._enabled:
-            _in_use[0] += 1 if value else -1
-        self._enabled = value
-
-
-_in_use = [0]  # threads with anomaly detection on: a cheap first check on the per-op path
 
 
 _state = _AnomalyState()
@@ -63,7 +49,7 @@ class detect_anomaly:
 
     def __enter__(self) -> None:
         self._previous = (_state.enabled, _state.check_nan)
-        _state.enabled, _state.check_nan = True, self.check_nan
+        _state.enabled, _state.check_nan = True, bool(self.check_nan)
 
     def __exit__(self, *exc) -> None:
         _state.enabled, _state.check_nan = self._previous

@@ -1,42 +1,24 @@
-"""The backward engine: one iterative traversal of the ``grad_fn`` graph, written as a generator.
+"""The backward engine: one iterative walk of the ``grad_fn`` graph, written as a generator of steps.
 
-``backward_steps`` yields a :class:`BackwardStep` after each node it runs; the lab's stepper pulls
-it one step at a time. ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad`` run the same
-generator with ``record=False``: the traversal is the same code, but it yields nothing and nodes
-without hooks skip the step record (see *Plain nodes* below). There is no recursion anywhere: a
-chain of a million operations is walked with explicit stacks.
+``backward_steps`` runs backward one node at a time and yields a :class:`BackwardStep` after each.
+``Tensor.backward``, ``autograd.backward`` and ``autograd.grad`` drain it at once (``run_to_end``);
+the lab's stepper pulls one step per click. Both run the same loop and the same :func:`run_node`.
+There is no recursion anywhere: a chain of a million operations is walked with explicit stacks.
 
-The order follows PyTorch's CPU engine:
+The walk, as PyTorch's CPU engine does it:
 
-1. Discover every node reachable from the roots and count, for each, the edges that reach it.
-2. A node is *ready* once gradients from all those edges have arrived (summed in its input buffer).
-   Among ready nodes, the most recently created runs first (highest sequence number); leaves'
-   ``AccumulateGrad`` nodes run as soon as they are ready.
-3. Running a node: tensor hooks on its outputs (then ``retain_grad``'s, always last), node
-   pre-hooks, the backward formula, node post-hooks; then its saved tensors are freed unless
-   ``retain_graph``. Each gradient it produced is checked against the input it belongs to (summed
-   down if it was broadcast, cast to the input's dtype) and sent along the edge.
-4. ``AccumulateGrad`` adds into ``.grad`` (in place once ``.grad`` holds a buffer of its own), then
-   runs post-accumulate-grad hooks.
+1. Find every node reachable from the roots, and count for each the edges that reach it: its
+   *dependencies*. (With ``inputs=``, only the nodes on a path from a root to an input take part.)
+2. The roots' gradients go into their nodes' *buffers*: one slot per output of the node, where the
+   gradients arriving along different edges are summed.
+3. A node is *ready* once gradients have arrived along all its edges. The ready node created most
+   recently (highest sequence number) runs next; a leaf's ``AccumulateGrad`` runs as soon as it is ready.
+4. Running a node (:func:`run_node`) turns the gradients of its outputs into gradients for its inputs,
+   and each is sent along its edge in ``next_functions`` into the buffer of the node at the other end.
 
-With ``inputs``, only the nodes on a path from the roots to those inputs run; ``backward`` makes
-each non-leaf input ``retain_grad()`` (for good, as PyTorch does), and ``autograd.grad`` captures the
-gradients arriving at the inputs instead of accumulating them.
-
-*Plain nodes.* Without step recording, a node with no hooks (no ``_extras``), that is not an
-``AccumulateGrad``, where nothing is captured, with every node executing (no ``inputs``) and anomaly
-mode off, runs through :func:`_compute` directly: exactly what :func:`_run_node` would do for it
-(hooks, captures and anomaly checks are the parts it has none of), without building a
-``BackwardStep``. Which node runs next is decided by the same queue either way, so the order and
-the gradients are the same (``tests/test_fast_paths.py`` checks both on random graphs).
-
-*Arrays.* A pass that yields no steps and records nothing (``backward()`` without ``create_graph``)
-keeps raw arrays in its buffers instead of tensors. A plain node whose class runs on arrays (an op
-with array derivatives, ``Op._backward_on_arrays``) gets them directly and returns checked arrays;
-a plain node without (a custom Function) goes through :func:`_compute_via_tensors`; a leaf without
-hooks accumulates a tensor made once around the array; every other node gets tensors made around
-the arrays and hands back arrays. A Tensor is thus made only where code outside the engine sees a
-gradient. (The same random graphs check this pass against the stepper's recorded one.)
+Gradients are tensors. The pass runs in grad mode ``create_graph``: without it nothing the derivatives
+compute is recorded (and an op's formulas run on the arrays underneath, see ``ops/_op.py``); with it,
+the backward pass itself is recorded, so its results can be differentiated again.
 """
 
 from __future__ import annotations
@@ -46,49 +28,14 @@ import itertools
 import threading
 
 from ..backend import from_np
-from ..backend import np as _np
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, GradientEdge, gradient_edge
 
-__all__ = ["BackwardStep", "backward_steps", "run_to_end", "conform_array", "current_graph_task_id",
+__all__ = ["BackwardStep", "backward_steps", "run_node", "run_to_end", "sum_to", "current_graph_task_id",
            "will_engine_execute_node"]
 
-_CPU_ARRAY = _np.ndarray
 _Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this package)
-
-
-# -- graph tasks: which backward pass is running (for hooks that span several tensors) ------------------
-class _Tasks(threading.local):
-    def __init__(self) -> None:
-        self.stack: list = []  # (id, nodes that run) per pass in progress, innermost last (a hook may call backward)
-
-
-_tasks = _Tasks()
-_task_ids = itertools.count()
-
-
-def current_graph_task_id() -> int:
-    """The id of the backward pass running now in this thread (PyTorch's ``_current_graph_task_id``),
-    or -1 outside one. Each call of ``backward``/``grad`` (each stepper run) is a new task."""
-    stack = _tasks.stack
-    return stack[-1][0] if stack else -1
-
-
-def active_graph_task_ids() -> set:
-    """The ids of the passes in progress in this thread (nested ones included); hooks that keep state per
-    pass drop what belongs to passes that are over."""
-    return {task[0] for task in _tasks.stack}
-
-
-def will_engine_execute_node(node) -> bool:
-    """Whether the backward pass running now reaches ``node`` (PyTorch's ``_will_engine_execute_node``):
-    every node reachable from the roots, or with ``inputs=`` only those on a path to an input.
-    ``register_multi_grad_hook`` asks it how many of its tensors will get a gradient in this pass."""
-    stack = _tasks.stack
-    if not stack:
-        raise RuntimeError("will_engine_execute_node can only be called during the backward pass (from a hook)")
-    return node in stack[-1][1]
 
 
 class BackwardStep:
@@ -100,22 +47,17 @@ class BackwardStep:
     ``post_accumulate``), ``accumulated`` (for ``AccumulateGrad``: ``(leaf, grad_before, grad_after)``;
     ``grad_before`` is only recorded when tracing), ``freed`` (names of saved tensors released),
     ``captured`` (indices of ``inputs`` whose gradient was taken here) and ``executed`` (False for a
-    node whose gradient was only captured).
+    node whose gradient was only captured). The sequences are tuples, empty unless something happened.
     """
 
-    __slots__ = ("index", "node", "grad_outputs", "grad_inputs", "hooks_fired", "accumulated", "freed",
-                 "captured", "executed")
+    # (what most steps keep as it is: set on a step only when it happens)
+    grad_outputs = grad_inputs = hooks_fired = freed = captured = ()
+    accumulated = None
+    executed = True
 
     def __init__(self, index: int, node) -> None:
         self.index = index
         self.node = node
-        self.grad_outputs = ()
-        self.grad_inputs = ()
-        self.hooks_fired: list = []
-        self.accumulated = None
-        self.freed: list[str] = []
-        self.captured: list[int] = []
-        self.executed = True
 
     def __repr__(self) -> str:
         return f"<BackwardStep {self.index}: {self.node.name()}>"
@@ -130,303 +72,294 @@ def run_to_end(steps):
             return stop.value
 
 
-def _discover(root_nodes):
-    """Every node reachable from the roots, with the parents of each (explicit stack, no recursion)."""
-    parents: dict = {node: [] for node in root_nodes}
-    stack = list(parents)
-    while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
-            if child is None:
-                continue
-            if child not in parents:
-                parents[child] = []
-                stack.append(child)
-            parents[child].append(node)
-    return parents
+# -- the loop -------------------------------------------------------------------------------------
+def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_graph: bool = False,
+                   inputs=None, accumulate: bool = True, trace: bool = False, yield_steps: bool = True):
+    """Run backward from ``roots`` (tensors, or ``GradientEdge``s) seeded with ``grad_roots``, yielding a
+    step per node; its return value is the list of gradients captured for ``inputs`` (``None`` where none
+    arrived).
+
+    ``inputs``: restrict the work to the paths reaching these tensors (or edges). ``accumulate``: add into
+    ``.grad`` (``backward``), or only capture the gradients of ``inputs`` (``grad``). ``trace`` also
+    records each leaf's ``.grad`` before accumulation (the stepper shows it). ``yield_steps=False`` runs
+    the whole pass at the first ``next`` (``backward()`` and ``grad()``: nobody looks between steps).
+    """
+    task = GraphTask(roots, inputs, accumulate=accumulate, retain_graph=retain_graph, create_graph=create_graph,
+                     trace=trace)
+    buffers: dict = {}  # node -> the gradients of its outputs received so far, summed per output
+    for (node, nr), grad in zip(task.root_edges, grad_roots):
+        _receive(buffers, node, nr, grad)
+    dependencies, needed = task.dependencies, task.needed
+    tie = itertools.count()  # (equal sequence numbers: first come, first run)
+    ready = [(-node._sequence_nr, next(tie), node) for node in buffers if task.runs(node) and dependencies[node] == 0]
+    heapq.heapify(ready)  # the ready node created last on top
+    task.enter()  # grad mode create_graph while nodes run; the caller's own mode at each yield
+    try:
+        index = 0
+        while ready:
+            node = heapq.heappop(ready)[2]
+            step = run_node(node, buffers.pop(node), index, task)
+            for grad, (child, nr) in zip(step.grad_inputs, node.next_functions):
+                if child is None or (needed is not None and child not in needed):
+                    continue
+                _receive(buffers, child, nr, grad)
+                dependencies[child] -= 1
+                if dependencies[child] == 0:
+                    heapq.heappush(ready, (-child._sequence_nr, next(tie), child))
+            index += 1
+            if yield_steps:
+                task.leave()
+                yield step
+                task.enter()
+    finally:
+        task.leave()
+    return task.captured
 
 
-def _needed_nodes(parents, target_nodes):
-    """Nodes on a path from a root to one of ``target_nodes`` (walked upwards through ``parents``)."""
-    needed = set()
-    stack = [n for n in target_nodes if n in parents]
-    while stack:
-        node = stack.pop()
-        if node in needed:
+def _receive(buffers: dict, node, nr: int, grad) -> None:
+    """Add ``grad`` into slot ``nr`` of ``node``'s buffer (made on the first edge that reaches the node)."""
+    buffer = buffers.get(node)
+    if buffer is None:
+        buffer = buffers[node] = [None] * len(node._output_meta)
+    if grad is not None:
+        buffer[nr] = grad if buffer[nr] is None else _sum(buffer[nr], grad)
+
+
+def _sum(a, b):
+    """Two gradients of one output added: recorded under create_graph, else on the arrays."""
+    return a + b if _gm._state.grad_enabled else _Tensor._make(a._data + b._data)
+
+
+# -- running one node ------------------------------------------------------------------------------
+def run_node(node, grads: list, index: int, task: GraphTask) -> BackwardStep:
+    """Run one node: turn the gradients of its outputs (``grads``) into gradients for its inputs.
+
+    1. The hooks of the tensors that are its outputs run (``register_hook``, then ``retain_grad``'s),
+       and may replace a gradient.
+    2. Gradients asked for with ``inputs=`` are taken here; a node off every path to them stops here.
+    3. Its pre-hooks run, then its backward formula (a leaf's ``AccumulateGrad`` adds into ``.grad``
+       instead), then its hooks. Each gradient it produced is checked against its input.
+    4. Its saved tensors are freed, unless ``retain_graph``.
+    """
+    step = BackwardStep(index, node)
+    extras = node._extras  # (hooks, metadata: None for most nodes)
+    if extras is not None or node.__class__ is AccumulateGrad:
+        grads = _run_tensor_hooks(node, grads, step)
+    step.grad_outputs = grads = tuple(grads)
+    if task.capture_at and node in task.capture_at:
+        task.capture(node, grads, step)
+    if task.executing is not None and node not in task.executing:
+        step.executed = False
+        return step
+    if extras is not None and extras.pre_hooks:
+        for hook in list(extras.pre_hooks.values()):
+            result = hook(grads)
+            step.hooks_fired += (("prehook", hook),)
+            if result is not None:
+                grads = tuple(result)
+        step.grad_outputs = grads
+    if node.__class__ is AccumulateGrad:
+        grad_inputs = ()
+        if grads[0] is not None and task.accumulate:
+            _accumulate(node, grads[0], task, step)
+    elif _any_gradient(grads) or node.runs_without_grads:  # (custom Functions run even without one, as in PyTorch)
+        try:
+            grad_inputs = _checked(node, node._backward(grads))
+            if _anomaly._state.enabled and _anomaly._state.check_nan:
+                _anomaly.check_nan(node, grad_inputs)
+        except Exception as exc:
+            if _anomaly._state.enabled:  # the error carries the traceback of the forward call that made the node
+                _anomaly.annotate_error(exc, node)
+            raise
+    else:  # no gradient arrived for any output: none leaves
+        grad_inputs = [None] * len(node.next_functions)
+    if extras is not None and extras.post_hooks:
+        for hook in list(extras.post_hooks.values()):
+            result = hook(tuple(grad_inputs), grads)
+            step.hooks_fired += (("hook", hook),)
+            if result is not None:
+                grad_inputs = _checked(node, tuple(result))
+    step.grad_inputs = tuple(grad_inputs)
+    if node._saved and not task.retain_graph:
+        step.freed = node._release_saved()
+    return step
+
+
+def _run_tensor_hooks(node, grads: list, step: BackwardStep) -> list:
+    """The hooks registered on the tensors that are ``node``'s outputs, each given the gradient of its tensor."""
+    for nr, grad in enumerate(grads):
+        if grad is None:
             continue
-        needed.add(node)
-        stack.extend(parents[node])
-    return needed
+        for hook in node._tensor_hooks_for(nr):
+            result = hook(grad)
+            step.hooks_fired += (("tensor", hook),)
+            if result is not None:
+                grad = _hook_result(hook, result, grad)
+        grads[nr] = grad
+    return grads
 
 
-def _summed_dims(gshape, shape, node, index) -> tuple:
-    """The dimensions to sum a gradient of shape ``gshape`` over to undo broadcasting to ``shape``."""
-    lead = len(gshape) - len(shape)
-    if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, gshape[lead:])):
-        raise RuntimeError(
-            f"Function {node.name()} returned an invalid gradient at index {index} - got {list(gshape)} but "
-            f"expected shape compatible with {list(shape)}"
-        )
-    return tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+def _any_gradient(grads) -> bool:
+    for g in grads:
+        if g is not None:
+            return True
+    return False
 
 
-def conform_array(data, shape, dtype, node, index):
-    """A gradient array made to fit its input: summed down to ``shape`` if it was broadcast (the one
-    place that undoes broadcasting), cast to ``dtype``. The array form of ``_validate``'s fixes."""
-    gshape = data.shape
-    if gshape != shape:
-        lead = len(gshape) - len(shape)
-        if lead > 0 and gshape[lead:] == shape:  # broadcast over leading dims only (a bias): one sum
-            data = data.sum(axis=0 if lead == 1 else tuple(range(lead)))
-        else:
-            dims = _summed_dims(gshape, shape, node, index)
-            if dims:
-                data = data.sum(axis=dims, keepdims=True)
-            if data.shape != shape:
-                data = data.reshape(shape)
-    if data.dtype != dtype:
-        data = data.astype(dtype)
-    return data
+def _hook_result(hook, result, grad):
+    """What a tensor hook returned, checked as PyTorch checks it: a tensor of the gradient's size and type."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(result, _Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}' [autograd_lab] hook '{name}' "
+                        "must return a replacement gradient (a Tensor of the shape and dtype it was given) or None")
+    if result._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value [autograd_lab] it was given a gradient of "
+                           f"shape {list(grad.shape)} and returned one of shape {list(result.shape)}")
+    if result._data.dtype != grad._data.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was al.{grad.dtype._legacy_name} got "
+                           f"al.{result.dtype._legacy_name}) [autograd_lab] return a gradient of the dtype it was "
+                           "given, e.g. new.to(grad.dtype)")
+    return result
 
 
-def _sum_to_shape(grad, shape, node, index):
-    """Undo broadcasting of a gradient tensor (recorded when ``create_graph``; see ``conform_array``)."""
-    if not _gm._state.grad_enabled:  # nothing records: the array form
-        return type(grad)._make(conform_array(grad._data, shape, grad._data.dtype, node, index))
-    gshape = grad._data.shape
-    dims = _summed_dims(gshape, shape, node, index)
-    if dims:
-        grad = grad.sum(dim=dims, keepdim=True)
-    if len(gshape) != len(shape):
-        grad = grad.reshape(shape)
-    return grad
+def _accumulate(node: AccumulateGrad, grad, task: GraphTask, step: BackwardStep) -> None:
+    leaf = node.variable
+    before, after = node.accumulate(grad, task.create_graph, task.trace)
+    step.accumulated = (leaf, before, after)
+    if leaf._post_acc_hooks:
+        for hook in list(leaf._post_acc_hooks.values()):
+            result = hook(leaf)
+            step.hooks_fired += (("post_accumulate", hook),)
+            if result is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None. [autograd_lab] hook "
+                                   f"'{getattr(hook, '__name__', hook)}' returned a {type(result).__name__}; it may "
+                                   "read or change leaf.grad in place, but returns nothing")
 
 
-def _validate(node, grad_inputs):
-    """Check what a node returned: one gradient per input, each shaped and typed like that input."""
+def _checked(node, grad_inputs) -> list:
+    """One gradient per input, each made to fit its input: summed down where it was broadcast (the one place
+    that undoes broadcasting) and cast to the input's dtype."""
     edges = node.next_functions
     if len(grad_inputs) != len(edges):
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients (expected {len(edges)}, "
-            f"got {len(grad_inputs)})"
-        )
-    checked = list(grad_inputs)
-    for i, (grad, (child, nr)) in enumerate(zip(grad_inputs, edges)):
-        if grad is None or child is None:
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {len(edges)}, "
+                           f"got {len(grad_inputs)})")
+    checked = []
+    for i, grad in enumerate(grad_inputs):
+        child, nr = edges[i]
+        if child is None or grad is None:
+            checked.append(None)
             continue
-        data = getattr(grad, "_data", None)
-        if data is None:
-            raise TypeError(
-                f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {i}; "
-                "expected a Tensor or None"
-            )
+        if not isinstance(grad, _Tensor):
+            raise TypeError(f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {i}; "
+                            "expected a Tensor or None")
         shape, dtype = child._output_meta[nr]
-        if data.shape != shape:  # (recorded shapes are array shapes: tuples; the common case is one compare)
+        data = grad._data
+        if data.shape != shape:
             grad = _sum_to_shape(grad, shape, node, i)
-        if grad._data.dtype is not dtype and grad._data.dtype != dtype:
+        if data.dtype is not dtype and grad._data.dtype != dtype:
             grad = grad.to(from_np(dtype))
-        checked[i] = grad
+        checked.append(grad)
     return checked
 
 
-def _is_expanded(array) -> bool:
-    """Whether several elements of ``array`` share memory (a broadcast: a zero stride over a dim longer than 1)."""
-    return any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape))
+def _sum_to_shape(grad, shape: tuple, node, index: int):
+    """Undo broadcasting: sum a gradient over the dims its input was broadcast along."""
+    gshape = grad._data.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0 or _broadcast_mismatch(shape, gshape[lead:]):
+        raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - got {list(gshape)} "
+                           f"but expected shape compatible with {list(shape)}")
+    if _gm._state.grad_enabled:
+        return grad.sum_to_size(shape)  # recorded (create_graph)
+    return _Tensor._make(sum_to(grad._data, shape))
 
 
-def _accumulate(leaf, grad, create_graph: bool, trace: bool, fresh: bool = False):
-    """``leaf.grad += grad``, as PyTorch's AccumulateGrad does it; returns (before, after).
-
-    ``fresh``: ``grad`` is a tensor the engine just made around a gradient array (no history, no
-    version counter shared with anyone), so it may become ``.grad`` itself, without ``.data``.
-    """
-    before = None
-    old = leaf._grad
-    if trace and old is not None:
-        before = old.detach().clone()
-    if old is None:
-        if create_graph:
-            leaf._grad = grad
-        elif not grad._data.flags.c_contiguous and (leaf._data.flags.c_contiguous or _is_expanded(grad._data)) or (
-                not getattr(grad._data.flags, "writeable", True)):
-            # a broadcast (expanded) or transposed gradient: .grad gets a buffer laid out like the leaf,
-            # as PyTorch's AccumulateGrad does, so that optimizers update it quickly and in place
-            leaf._grad = grad.clone().data
-            leaf._grad_owned = True
-            return before, leaf._grad
-        else:
-            leaf._grad = grad if fresh else grad.data  # .data: no history, a version counter of its own
-        leaf._grad_owned = False  # may alias a buffer someone else holds: never write into it
-    elif create_graph or old.requires_grad or grad.requires_grad:
-        leaf._grad = old + grad
-        leaf._grad_owned = not create_graph
-    else:
-        # In place, so that references to .grad see the accumulation (as in PyTorch). A buffer that
-        # may be shared is replaced by the sum instead of written into; the tensor object stays.
-        if leaf._grad_owned:
-            old._data += grad._data
-        else:
-            old._data = old._data + grad._data
-            leaf._grad_owned = True
-        old._vc.bump("AccumulateGrad")
-    return before, leaf._grad
+def _broadcast_mismatch(shape: tuple, gshape: tuple) -> bool:
+    for s, g in zip(shape, gshape):
+        if s != 1 and s != g:
+            return True
+    return False
 
 
-def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_graph: bool = False,
-                   inputs=None, accumulate: bool = True, trace: bool = False, record: bool = True):
-    """Run backward from ``roots`` (tensors) seeded with ``grad_roots``, yielding a step per node.
+def sum_to(array, shape: tuple):
+    """``array`` summed down to ``shape``: the inverse of broadcasting ``shape`` up to ``array``'s shape."""
+    lead = array.ndim - len(shape)
+    if array.shape[lead:] == shape:  # broadcast along leading dims only (a bias): one sum
+        return array.sum(axis=0 if lead == 1 else tuple(range(lead)))
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and array.shape[lead + i] != 1)
+    out = array.sum(axis=dims, keepdims=True)
+    return out.reshape(shape) if lead else out
 
-    ``inputs``: restrict the work to the paths reaching these tensors (or ``GradientEdge``s, as roots may
-    be). ``accumulate``: add into ``.grad`` (``backward``) or only capture the gradients of ``inputs``
-    (``grad``). The generator's return value is the list of captured gradients, one per input (``None``
-    where none arrived).
-    ``trace`` also records each leaf's ``.grad`` before accumulation (the stepper shows it).
-    ``record=False`` yields nothing (the whole pass runs at the first ``next``) and lets plain nodes
-    skip their ``BackwardStep`` (see the module docstring); ``backward()`` and ``grad()`` use it.
-    """
-    root_edges = [_edge(t) for t in roots]
-    input_edges = [_edge(t) for t in inputs] if inputs is not None else []
-    if inputs is not None and accumulate:
-        for t in inputs:
-            if t.__class__ is not GradientEdge:
-                t.retain_grad()  # as PyTorch: a non-leaf input keeps its .grad from now on (no-op for leaves)
-    captured = [None] * len(input_edges)
-    root_nodes = [node for node, _ in root_edges]
 
-    # Which nodes run, and which input gradients are taken where.
-    capture_at: dict = {}
-    for slot, (node, nr) in enumerate(input_edges):
-        capture_at.setdefault(node, []).append((nr, slot))
-    if inputs is None:
-        needed = None
-        executes = None
-        dependencies = _count_dependencies(root_nodes)
-    else:
-        parents = _discover(root_nodes)
-        needed = _needed_nodes(parents, capture_at)
-        executes = {n for n in needed if any(c in needed for c, _ in n.next_functions if c is not None)}
+# -- the pass ----------------------------------------------------------------------------------------
+class _Tasks(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []  # the passes in progress in this thread, innermost last (a hook may call backward)
+
+
+_tasks = _Tasks()
+_task_ids = itertools.count()
+
+
+class GraphTask:
+    """One backward pass, besides its gradients: which nodes take part, how many edges each still waits
+    for (``dependencies``), where the gradients asked for with ``inputs=`` are taken, and its settings."""
+
+    def __init__(self, roots, inputs, *, accumulate: bool, retain_graph: bool, create_graph: bool, trace: bool):
+        self.id = next(_task_ids)
+        self.accumulate, self.retain_graph, self.create_graph, self.trace = accumulate, retain_graph, create_graph, trace
+        self.root_edges = [_edge(t) for t in roots]
+        root_nodes = [node for node, _ in self.root_edges]
+        self.dependencies = _count_dependencies(root_nodes)
+        self.needed = self.executing = None  # None: every node reachable from the roots
+        self.capture_at: dict = {}  # node -> [(output_nr, index in inputs)]
+        input_edges = [_edge(t) for t in inputs] if inputs is not None else []
+        self.captured = [None] * len(input_edges)
+        if inputs is None:
+            return
         if accumulate:
-            executes.update(n for n in capture_at if isinstance(n, AccumulateGrad))
-        dependencies = {node: sum(1 for p in node_parents if p in needed)
-                        for node, node_parents in parents.items() if node in needed}
-    # Plain nodes may skip the step record (module docstring); decided once per pass where possible.
-    plain_ok = not record and executes is None and not capture_at and not _anomaly._state.enabled
-    # Gradients travel as arrays when nothing records them (module docstring: *Arrays*).
-    arrays = not record and not create_graph
-    if arrays:
-        grad_roots = [None if g is None else g._data for g in grad_roots]
+            for t in inputs:
+                if t.__class__ is not GradientEdge:
+                    t.retain_grad()  # as PyTorch: a non-leaf input keeps its .grad from now on (no-op for leaves)
+        for slot, (node, nr) in enumerate(input_edges):
+            self.capture_at.setdefault(node, []).append((nr, slot))
+        parents = _parents(root_nodes)
+        self.needed = _needed_nodes(parents, self.capture_at)
+        self.dependencies = {node: sum(1 for p in edges_in if p in self.needed)
+                             for node, edges_in in parents.items() if node in self.needed}
+        # a node runs if a gradient it sends is needed; the rest of the needed nodes only have theirs taken
+        self.executing = {n for n in self.needed if any(c in self.needed for c, _ in n.next_functions if c is not None)}
+        if accumulate:
+            self.executing.update(n for n in self.capture_at if isinstance(n, AccumulateGrad))
 
-    buffers: dict = {}
-    for (node, nr), grad in zip(root_edges, grad_roots):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * len(node._output_meta)
-        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+    def runs(self, node) -> bool:
+        """Whether the pass reaches ``node`` at all."""
+        return self.needed is None or node in self.needed
 
-    tie = itertools.count()
-    ready: list = []  # a heap of (-sequence_nr, tie, node): the most recently created ready node first
-    for node in buffers:
-        if dependencies.get(node, 0) == 0 and (needed is None or node in needed):
-            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
-    became_ready = None  # the last node that became ready, not pushed yet: chains never touch the heap
-    ready_grads = None  # its gradients (kept out of ``buffers`` while it waits there)
-    on_arrays = arrays and plain_ok  # plain nodes with array derivatives run on arrays directly
+    def executes(self, node) -> bool:
+        """Whether ``node``'s backward runs (with ``inputs=``, a node past every input only has its gradient taken)."""
+        return self.executing is None or node in self.executing
 
-    state = _gm._state
-    caller_mode = state.grad_enabled
-    state.grad_enabled = create_graph  # the whole pass runs in this mode; the caller's is back at each yield
-    task = (next(_task_ids), dependencies if needed is None else needed)  # (the keys: every node that runs)
-    tasks = _tasks.stack
-    tasks.append(task)  # (taken off at each yield and put back after, as the grad mode is)
-    suspended = False
-    try:
-        for index in itertools.count():
-            if became_ready is not None:
-                if ready:
-                    heapq.heappush(ready, (-became_ready._sequence_nr, next(tie), became_ready))
-                    buffers[became_ready] = ready_grads
-                    node = heapq.heappop(ready)[2]
-                    grads = buffers.pop(node)
-                else:
-                    node = became_ready
-                    grads = ready_grads
-                became_ready = None
-            elif ready:
-                node = heapq.heappop(ready)[2]
-                grads = buffers.pop(node)
-            else:
-                break
-            if on_arrays and node._extras is None and node.__class__._runs_on_arrays:
-                step = None
-                grad_inputs = node._backward_on_arrays(grads, retain_graph)
-            elif plain_ok and node._extras is None and node.__class__ is not AccumulateGrad:
-                step = None
-                if arrays:
-                    grad_inputs = _compute_via_tensors(node, grads, retain_graph)
-                else:
-                    grad_inputs = _compute(node, grads)
-                    if not retain_graph and node._saved:
-                        node._release_saved()
-            elif on_arrays and accumulate and node.__class__ is AccumulateGrad and _no_leaf_hooks(node):
-                step = None
-                g = grads[0]
-                if g is not None:
-                    leaf = node.variable
-                    if leaf._grad is None and g.__class__ is _CPU_ARRAY and (flags := g.flags).c_contiguous and flags.writeable:
-                        leaf._grad = _Tensor._make(g)  # the first gradient, as _accumulate takes it (fresh, in layout)
-                        leaf._grad_owned = False
-                    else:
-                        _accumulate(leaf, _Tensor._make(g), False, False, fresh=True)
-                grad_inputs = ()
-            else:
-                step = BackwardStep(index, node)
-                if arrays:
-                    grads = [None if g is None else _Tensor._make(g) for g in grads]
-                _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph,
-                          create_graph, trace)
-                grad_inputs = step.grad_inputs
-                if arrays:
-                    grad_inputs = [None if g is None else g._data for g in grad_inputs]
+    def capture(self, node, grads: list, step: BackwardStep) -> None:
+        for nr, slot in self.capture_at[node]:
+            self.captured[slot] = grads[nr]
+            step.captured += (slot,)
 
-            # Send each gradient along its edge: summed into the child's buffer; a child whose last
-            # edge this was becomes ready.
-            for grad, (child, nr) in zip(grad_inputs, node.next_functions):
-                if child is None or (needed is not None and child not in needed):
-                    continue
-                remaining = dependencies[child] - 1
-                if remaining:
-                    dependencies[child] = remaining
-                    buf = buffers.get(child)
-                    if buf is None:
-                        buf = buffers[child] = [None] * len(child._output_meta)
-                else:
-                    buf = buffers.pop(child, None) if buffers else None
-                    if became_ready is not None:
-                        heapq.heappush(ready, (-became_ready._sequence_nr, next(tie), became_ready))
-                        buffers[became_ready] = ready_grads
-                    became_ready = child
-                    if buf is None:
-                        if nr == 0 and len(child._output_meta) == 1:  # (a chain's case: one edge, one output)
-                            ready_grads = [grad]
-                            continue
-                        buf = [None] * len(child._output_meta)
-                    ready_grads = buf
-                if grad is not None:
-                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
-            if record:
-                state.grad_enabled = caller_mode
-                tasks.pop()
-                suspended = True
-                yield step
-                suspended = False
-                tasks.append(task)
-                caller_mode = state.grad_enabled  # the caller may have switched modes between steps
-                state.grad_enabled = create_graph
-    finally:
-        if not suspended:
-            state.grad_enabled = caller_mode
-            tasks.pop()
-    return captured
+    # While nodes run, the grad mode is ``create_graph`` and this pass is the current graph task; at each
+    # yield the caller's mode and tasks are back (the stepper's caller runs between steps).
+    _entered = False
+
+    def enter(self) -> None:
+        self._caller_mode = _gm._state.grad_enabled
+        _gm._state.grad_enabled = self.create_graph
+        _tasks.stack.append(self)
+        self._entered = True
+
+    def leave(self) -> None:
+        if self._entered:
+            _gm._state.grad_enabled = self._caller_mode
+            _tasks.stack.pop()
+            self._entered = False
 
 
 def _edge(value) -> tuple:
@@ -450,93 +383,53 @@ def _count_dependencies(root_nodes) -> dict:
     return dependencies
 
 
-def _no_leaf_hooks(node) -> bool:
-    """Whether an ``AccumulateGrad`` node runs no hook of any kind (so it needs no step record)."""
-    leaf = node.variable
-    return node._extras is None and not leaf._backward_hooks and not leaf._post_acc_hooks
-
-
-def _compute_via_tensors(node, grads: list, retain_graph: bool) -> list:
-    """``_compute`` for a node without array derivatives, in a pass whose gradients are arrays."""
-    grad_inputs = _compute(node, [None if g is None else _Tensor._make(g) for g in grads])
-    if not retain_graph and node._saved:
-        node._release_saved()
-    return [None if g is None else g._data for g in grad_inputs]
-
-
-def _compute(node, grads: list) -> list:
-    """What ``node`` sends to its inputs for the gradients ``grads`` of its outputs (no hooks).
-
-    A node none of whose outputs received a gradient sends ``None`` everywhere without running
-    (custom Functions run anyway, as in PyTorch: their backward sees zeros or Nones).
-    """
-    for g in grads:
-        if g is not None:
-            break
-    else:
-        if not getattr(type(node), "runs_without_grads", False):
-            return [None] * len(node.next_functions)
-    return _validate(node, node._backward(tuple(grads)))
-
-
-def _run_node(node, grads, step, capture_at, captured, executes, accumulate, retain_graph, create_graph, trace):
-    is_leaf_node = node.__class__ is AccumulateGrad
-    if node._extras is not None or is_leaf_node:
-        for nr, grad in enumerate(grads):
-            if grad is None:
+def _parents(root_nodes) -> dict:
+    """Every node reachable from the roots, with the nodes whose edges reach it (once per edge)."""
+    parents: dict = {node: [] for node in root_nodes}
+    stack = list(parents)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
                 continue
-            for hook in node._tensor_hooks_for(nr):
-                result = hook(grad)
-                step.hooks_fired.append(("tensor", hook))
-                if result is not None:
-                    grad = result
-            grads[nr] = grad
-    step.grad_outputs = tuple(grads)
+            if child not in parents:
+                parents[child] = []
+                stack.append(child)
+            parents[child].append(node)
+    return parents
 
-    if node in capture_at:
-        for nr, slot in capture_at[node]:
-            captured[slot] = grads[nr]
-            step.captured.append(slot)
-    if executes is not None and node not in executes:
-        step.executed = False
-        return
 
-    extras = node._extras
-    if extras is not None and extras.pre_hooks:
-        for hook in list(extras.pre_hooks.values()):
-            result = hook(tuple(grads))
-            step.hooks_fired.append(("prehook", hook))
-            if result is not None:
-                grads = list(result)
-        step.grad_outputs = tuple(grads)
+def _needed_nodes(parents: dict, target_nodes) -> set:
+    """Nodes on a path from a root to one of ``target_nodes`` (walked upwards through ``parents``)."""
+    needed = set()
+    stack = [n for n in target_nodes if n in parents]
+    while stack:
+        node = stack.pop()
+        if node not in needed:
+            needed.add(node)
+            stack.extend(parents[node])
+    return needed
 
-    if is_leaf_node:
-        leaf = node.variable
-        if grads[0] is not None and accumulate:
-            before, after = _accumulate(leaf, grads[0], create_graph, trace)
-            step.accumulated = (leaf, before, after)
-            if leaf._post_acc_hooks:
-                for hook in list(leaf._post_acc_hooks.values()):
-                    hook(leaf)
-                    step.hooks_fired.append(("post_accumulate", hook))
-        grad_inputs = []
-    else:
-        try:
-            grad_inputs = _compute(node, grads)
-            if _anomaly._state.enabled and _anomaly._state.check_nan:
-                _anomaly.check_nan(node, grad_inputs)
-        except Exception as exc:
-            if _anomaly._state.enabled:
-                _anomaly.annotate_error(exc, node)
-            raise
 
-    if extras is not None and extras.post_hooks:
-        for hook in list(extras.post_hooks.values()):
-            result = hook(tuple(grad_inputs), tuple(grads))
-            step.hooks_fired.append(("hook", hook))
-            if result is not None:
-                grad_inputs = _validate(node, tuple(result))
-    step.grad_inputs = tuple(grad_inputs)
+def current_graph_task_id() -> int:
+    """The id of the backward pass running now in this thread (PyTorch's ``_current_graph_task_id``),
+    or -1 outside one. Each call of ``backward``/``grad`` (each stepper run) is a new task."""
+    stack = _tasks.stack
+    return stack[-1].id if stack else -1
 
-    if not retain_graph and node._saved:
-        step.freed = node._release_saved()
+
+def active_graph_task_ids() -> set:
+    """The ids of the passes in progress in this thread (nested ones included); hooks that keep state per
+    pass drop what belongs to passes that are over."""
+    return {task.id for task in _tasks.stack}
+
+
+def will_engine_execute_node(node) -> bool:
+    """Whether the backward pass running now reaches ``node`` (PyTorch's ``_will_engine_execute_node``):
+    every node reachable from the roots, or with ``inputs=`` only those on a path to an input.
+    ``register_multi_grad_hook`` asks it how many of its tensors will get a gradient in this pass."""
+    stack = _tasks.stack
+    if not stack:
+        raise RuntimeError("will_engine_execute_node can only be called during the backward pass (from a hook)")
+    task = stack[-1]
+    return node in task.dependencies if task.needed is None else node in task.needed

@@ -27,6 +27,7 @@ import inspect
 import warnings
 
 from .. import backend
+from ..overrides import handle_torch_function, has_torch_function
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import Node, gradient_edge
@@ -262,6 +263,8 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on the arguments and, if any tensor argument requires grad, record the node."""
+        if has_torch_function(args):  # a Tensor subclass that takes calls over (the legacy Variable)
+            return handle_torch_function(cls.apply, args, kwargs)
         setup_style = inspect.getattr_static(cls, "setup_context") is not inspect.getattr_static(Function,
                                                                                                    "setup_context")
         if setup_style:

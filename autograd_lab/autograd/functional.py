@@ -260,7 +260,7 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 def _reverse_jacobian(outputs: tuple, inputs: tuple, create_graph: bool, strict: bool) -> tuple:
     """J[i][j] of shape out_i.shape + in_j.shape, one backward pass per output element (a row each)."""
     from ..creation import zeros_like
-    from ..ops.shape import stack
+    from ..ops.join import stack
     jac = []
     for i, out in enumerate(outputs):
         rows: list[list] = [[] for _ in inputs]
@@ -295,7 +295,7 @@ def _forward_jacobian(func: Callable, inputs, strict: bool, vectorize: bool):
     only, so the columns come from ``jvp``'s trick. Same values, and the dtype is the outputs'.
     """
     from ..creation import zeros, zeros_like
-    from ..ops.shape import stack
+    from ..ops.join import stack
     if strict:
         raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
                            'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.')

@@ -111,12 +111,17 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
                 f"Input #{i} requires gradient and is not a double precision floating point. This check will likely "
                 "fail if all the inputs are not of double precision floating point. ", UserWarning, stacklevel=2)
     outputs = _outputs(func, inputs)
-    if not any(isinstance(o, Tensor) and o.requires_grad for o in outputs) and outputs:
-        message = "gradcheck: none of the function's outputs requires grad (does it use the inputs?)"
-        if raise_exception:
-            raise GradcheckError(message)
-        return False
     numerical = _numerical_jacobians(func, inputs, eps)
+    if not any(isinstance(o, Tensor) and o.requires_grad for o in outputs):
+        # no differentiable output (as PyTorch checks it): the function must then not depend on its inputs
+        if any(np.any(jac != 0) for per_output in numerical for jac in per_output):
+            message = ("Numerical gradient for function expected to be zero [autograd_lab] none of the function's "
+                       "outputs requires grad, yet they change when the inputs do: is the graph cut (.detach(), "
+                       ".data, no_grad) somewhere?")
+            if raise_exception:
+                raise GradcheckError(message)
+            return False
+        return True
     analytical = _analytical_jacobians(func, inputs)
     for m in range(len(numerical)):
         for k, (i, _) in enumerate(diff):

@@ -13,6 +13,7 @@ import threading
 import weakref
 from typing import NamedTuple
 
+from . import anomaly as _anomaly
 from .saved import SavedTensor
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "gradient_edge", "saved_tensors_hooks", "save_on_cpu",
@@ -26,8 +27,49 @@ from .saved import (  # noqa: E402  (re-exported)
     saved_tensors_hooks,
 )
 
-_sequence = itertools.count()
+
+class _Sequence(threading.local):
+    """Each thread numbers the nodes it creates, as PyTorch's sequence numbers are per thread."""
+
+    def __init__(self) -> None:
+        self.counter = itertools.count()
+
+
+_sequence = _Sequence()
 _RUNS_FIRST = float("inf")  # AccumulateGrad's sequence number: ready leaves go before any other node
+
+
+def next_sequence_nr() -> int:
+    """The sequence number the next node created in this thread will get (each new node gets a larger one)."""
+    return next(_sequence.counter)
+
+
+class _SharedMeta(threading.local):
+    def __init__(self) -> None:
+        self.by_shape: dict = {}
+
+
+_shared_meta = _SharedMeta()
+_SHARED_META_LIMIT = 4096  # shapes remembered per thread (then the table starts again)
+
+
+def output_meta(arrays) -> tuple:
+    """``((shape, dtype), ...)``: what a node records of its outputs (the gradients arriving for them must match).
+
+    A one-output node shares the tuple with the other nodes of that shape and dtype made in this thread: the
+    tuples are immutable, and a long chain of nodes then holds three objects fewer per node for Python's
+    garbage collector to scan, which otherwise runs twice as often and dominates the chain's forward.
+    """
+    if len(arrays) != 1:
+        return tuple([(a.shape, a.dtype) for a in arrays])
+    data = arrays[0]
+    table = _shared_meta.by_shape
+    meta = table.get(data.shape)
+    if meta is None or meta[0][1] is not data.dtype:
+        if len(table) >= _SHARED_META_LIMIT:
+            table.clear()
+        meta = table[data.shape] = ((data.shape, data.dtype),)
+    return meta
 
 
 class RemovableHandle:
@@ -108,17 +150,21 @@ class Node:
 
     # Names of what ``_saved`` holds, in order (set per subclass).
     saves: tuple[str, ...] = ()
-    # Built-in ops with array derivatives run on gradient arrays (``Op._backward_on_arrays``).
-    _array_derivatives = None
-    _runs_on_arrays = False
+    # Whether the engine calls ``_backward`` even when none of the node's outputs received a gradient
+    # (custom Functions: their backward then sees zeros or Nones, as in PyTorch).
+    runs_without_grads = False
 
     def __init__(self, next_functions=(), output_meta=()) -> None:
-        self.next_functions = tuple(next_functions)
-        self._output_meta = tuple(output_meta)
+        """``next_functions``: one edge ``(node, output_nr)`` per input, ``(None, 0)`` where no gradient goes;
+        ``output_meta``: ``(shape, dtype)`` of each output, what the gradients arriving here must match."""
+        self.next_functions = next_functions if next_functions.__class__ is tuple else tuple(next_functions)
+        self._output_meta = output_meta if output_meta.__class__ is tuple else tuple(output_meta)
         self._saved = ()
-        self._sequence_nr = next(_sequence)
+        self._sequence_nr = next(_sequence.counter)
         self._extras = None
         self._released = False
+        if _anomaly._state.enabled:
+            _anomaly.record_forward_trace(self)
 
     def name(self) -> str:
         """The node's name, as PyTorch spells it (``MulBackward0``...)."""
@@ -202,9 +248,14 @@ class Node:
         """Free saved tensors after backward; returns the names that were freed."""
         freed = []
         for name, value in zip(self.saves, self._saved):
-            if isinstance(value, SavedTensor) and not value._released:
-                value.release()
-                freed.append(name)
+            if value.__class__ is SavedTensor:
+                if not value._released:
+                    value.release()
+                    freed.append(name)
+            elif value.__class__ is tuple:  # an index key: the records in it
+                for v in value:
+                    if v.__class__ is SavedTensor:
+                        v.release()
         self._released = True
         return freed
 
@@ -242,6 +293,51 @@ class AccumulateGrad(Node):
 
     def _backward(self, grad_outputs: tuple) -> tuple:
         return ()
+
+    def accumulate(self, grad, create_graph: bool, trace: bool = False) -> tuple:
+        """``variable.grad += grad``, as PyTorch's AccumulateGrad does it; returns ``(grad before, grad after)``
+        (``before`` only when ``trace``: the stepper shows it).
+
+        The first gradient becomes ``.grad`` without a copy (as ``.data``: its own version counter), except a
+        broadcast or transposed one, which gets a buffer laid out like the leaf so that optimizers update it
+        quickly. Later gradients are added in place, so that references to ``.grad`` see the sum; a buffer
+        that may be shared with someone else is replaced by the sum instead of written into. Under
+        ``create_graph`` the sum is recorded (``.grad`` then has a history).
+        """
+        leaf = self.variable
+        old = leaf._grad
+        before = old.detach().clone() if trace and old is not None else None
+        if old is None:
+            if create_graph:
+                leaf._grad, leaf._grad_owned = grad, False
+            elif _needs_own_layout(grad._data, leaf._data):
+                leaf._grad, leaf._grad_owned = grad.clone().data, True
+            else:
+                leaf._grad, leaf._grad_owned = grad.data, False  # may alias a buffer someone holds: never written into
+        elif create_graph or old.requires_grad or grad.requires_grad:
+            leaf._grad = old + grad
+            leaf._grad_owned = not create_graph
+        else:
+            if leaf._grad_owned:
+                old._data += grad._data
+            else:
+                old._data = old._data + grad._data
+                leaf._grad_owned = True
+            old._vc.bump("AccumulateGrad")
+        return before, leaf._grad
+
+
+def is_expanded(array) -> bool:
+    """Whether several elements of ``array`` share memory (a broadcast: a zero stride over a dim longer than 1)."""
+    return any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape))
+
+
+def _needs_own_layout(grad, leaf) -> bool:
+    """Whether a first gradient must be copied before it becomes ``.grad``: it is read-only (a broadcast view),
+    expanded, or laid out differently from a row-major leaf."""
+    if not getattr(grad.flags, "writeable", True):
+        return True
+    return not grad.flags.c_contiguous and (leaf.flags.c_contiguous or is_expanded(grad))
 
 
 def gradient_edge(tensor):

@@ -57,18 +57,14 @@ class _HookState(threading.local):
     def __init__(self) -> None:
         self.stack: list[tuple] = []
         self.disabled_message: str | None = None
+        self.write_watch = None  # the open allow_mutation_on_saved_tensors context: in-place writes call its before_write
 
 
 _hooks = _HookState()
-_hooks_in_use = [0]  # saved_tensors_hooks contexts open in any thread (a cheap first check for SavedTensor)
 
 
 class SavedTensor:
-    """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc.
-
-    ``Op.apply`` writes this constructor out for its commonest plans (a node's result, a one-input
-    op's input) when no hooks are in use; ``tests/test_fast_paths.py`` checks both set every field alike.
-    """
+    """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc."""
 
     __slots__ = ("_tensor", "_data", "_version_counter", "saved_version", "is_output", "output_nr",
                  "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge")
@@ -81,9 +77,7 @@ class SavedTensor:
                 "normal tensor and use it in autograd, or use `al.no_grad()` instead of `al.inference_mode()`. "
                 f"[autograd_lab] the op saving it as '{name}' was given a tensor created under al.inference_mode()"
             )
-        counter = tensor._version_counter
-        if counter is None:  # (what Tensor._vc does, written out)
-            counter = tensor._version_counter = VersionCounter()
+        counter = tensor._vc
         self._name = name
         self.is_output = is_output
         self._version_counter = counter
@@ -93,7 +87,7 @@ class SavedTensor:
         self._requires_grad = requires_grad = is_output or tensor._grad_fn is not None or tensor._requires_grad
         self._released = False
         self._unpack_hook = None  # (``_packed`` and ``_edge`` are set only with hooks, and read only then)
-        if _hooks_in_use[0] and _hooks.stack:  # (a global count first: the thread-local is slower to read)
+        if _hooks.stack:  # inside saved_tensors_hooks (in this thread)
             if _hooks.disabled_message is not None:
                 raise RuntimeError(_hooks.disabled_message)
             pack, self._unpack_hook = _hooks.stack[-1]
@@ -140,8 +134,8 @@ class SavedTensor:
         return self._tensor
 
     def unpack_data(self, node):
-        """The saved array, checked as ``unpack`` checks it (the array form of backward). Without hooks
-        no tensor is built; with hooks, the unpack hook runs as for ``unpack`` and its tensor's array is
+        """The saved array, checked as ``unpack`` checks it (what a derivative running on arrays reads). Without
+        hooks no tensor is built; with hooks, the unpack hook runs as for ``unpack`` and its tensor's array is
         used, so a backward through hooks computes exactly what one without hooks does."""
         if self._unpack_hook is not None:
             return self.unpack(node)._data
@@ -225,6 +219,13 @@ class SavedTensor:
         self._unpack_hook = unpack_hook
         self._tensor = self._data = None
 
+    def rebind(self, tensor) -> None:
+        """Point a saved output at ``tensor``, whose memory now holds its values (an in-place op's result,
+        written into its tensor): from now on its version is checked against ``tensor``'s."""
+        self._data = tensor._data
+        self._version_counter = tensor._vc
+        self.saved_version = tensor._vc.value
+
     def release(self) -> None:
         """Drop the saved value (after a backward without ``retain_graph``)."""
         self._tensor = self._data = self._packed = self._edge = None
@@ -303,10 +304,8 @@ class saved_tensors_hooks:
         if _hooks.disabled_message is not None:
             raise RuntimeError(_hooks.disabled_message)
         _hooks.stack.append((self.pack_hook, self.unpack_hook))
-        _hooks_in_use[0] += 1
 
     def __exit__(self, *exc) -> None:
-        _hooks_in_use[0] -= 1
         _hooks.stack.pop()
 
 
@@ -349,7 +348,6 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 # -- allow_mutation_on_saved_tensors --------------------------------------------------------------------
-_write_watch = [None]  # the open allow_mutation_on_saved_tensors context; in-place writes call its before_write
 
 OUTSIDE_MUTATION_CONTEXT = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context in which "
                             "the graph was originally recorded.")
@@ -385,7 +383,7 @@ class _AllowMutationOnSavedContext:
         return handle
 
     def unpack(self, handle: _Handle):
-        if _write_watch[0] is not self:
+        if _hooks.write_watch is not self:
             raise AssertionError(OUTSIDE_MUTATION_CONTEXT)
         value = self.cloned.get(handle)
         if value is None:
@@ -428,13 +426,13 @@ def allow_mutation_on_saved_tensors():
     Built from a pair of saved-tensor hooks (a handle per saved tensor) and a check that every in-place
     write makes first (``before_write``). Yields the context's state, cleared on exit. Not nestable.
     """
-    if _write_watch[0] is not None:
+    if _hooks.write_watch is not None:
         raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
     state = _AllowMutationOnSavedContext()
     with saved_tensors_hooks(state.pack, state.unpack):
-        _write_watch[0] = state
+        _hooks.write_watch = state
         try:
             yield state
         finally:
             state.clear()
-            _write_watch[0] = None
+            _hooks.write_watch = None

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import creation
 from ..creation import Generator
-from ..ops.shape import stack
+from ..ops.join import stack
 from ..tensor import Tensor
 
 __all__ = ["DataLoader", "default_collate", "default_convert"]

@@ -205,35 +205,51 @@ def build_dot(graph: graphviz.Digraph, snap: Snapshot, options: DotOptions | Non
               overlay: StepOverlay | None = None) -> list[str]:
     """Add the drawing of ``snap`` to ``graph``; returns the messages about what was folded."""
     options = options or DotOptions()
-    target, messages = _plan(snap, options)
+    target, messages = _plan(snap, options)  # node id -> the id it is drawn as (itself, or its fold)
     graph.attr(rankdir=options.rankdir, nodesep="0.25", ranksep="0.35", fontname="Helvetica")
     graph.attr("node", shape="plaintext", fontname="Helvetica", margin="0")
     graph.attr("edge", fontname="Helvetica", fontsize="10", color="#555555", arrowsize="0.7")
     if messages:
         graph.attr(label="<" + escape(" ".join(messages)) + ">", labelloc="t", fontcolor="#b71c1c", fontsize="12")
+    _draw_nodes(graph, snap, target, options, overlay)
+    _draw_folds(graph, snap, target)
+    _draw_edges(graph, snap, target, options, overlay)
+    _draw_tensors(graph, snap, target)
+    if options.legend:
+        with graph.subgraph(name="cluster_legend") as sub:
+            sub.attr(label="", style="rounded", color="#bbbbbb")
+            sub.node("legend", id="legend", label=_legend_label())
+    return messages
 
+
+def _draw_nodes(graph, snap: Snapshot, target: dict, options: DotOptions, overlay) -> None:
+    """The nodes drawn as themselves; with ``modules='cluster'``, each module's inside a box of its own."""
     clusters: dict[str, list[str]] = {}
     for nid in snap.order:
         if target[nid] != nid:
             continue
         node = snap.nodes[nid]
-        attrs = {"id": nid, "label": _node_label(snap, node, overlay)}
-        if overlay is not None and nid == overlay.current:
-            attrs["class"] = "current"
         if options.modules == "cluster" and node.module is not None:
             clusters.setdefault(node.module, []).append(nid)
         else:
-            graph.node(nid, **attrs)
+            graph.node(nid, **_node_attrs(snap, nid, overlay))
     for index, (module, members) in enumerate(clusters.items()):
         with graph.subgraph(name=f"cluster_module{index}") as sub:
             sub.attr(label="<" + escape(module) + ">", style="rounded,filled", fillcolor=COLORS["module"], color="#9575cd")
             for nid in members:
-                attrs = {"id": nid, "label": _node_label(snap, snap.nodes[nid], overlay)}
-                if overlay is not None and nid == overlay.current:
-                    attrs["class"] = "current"
-                sub.node(nid, **attrs)
+                sub.node(nid, **_node_attrs(snap, nid, overlay))
 
-    folded = {}
+
+def _node_attrs(snap: Snapshot, nid: str, overlay) -> dict:
+    attrs = {"id": nid, "label": _node_label(snap, snap.nodes[nid], overlay)}
+    if overlay is not None and nid == overlay.current:
+        attrs["class"] = "current"
+    return attrs
+
+
+def _draw_folds(graph, snap: Snapshot, target: dict) -> None:
+    """One box for each group of folded nodes: a module's ops, or the nodes past the size limit."""
+    folded: dict = {}
     for nid, drawn in target.items():
         if drawn != nid:
             folded.setdefault(drawn, []).append(nid)
@@ -247,6 +263,10 @@ def build_dot(graph: graphviz.Digraph, snap: Snapshot, options: DotOptions | Non
             text = f"{module}: {ops} ({', '.join(names[:4])}{', ...' if len(names) > 4 else ''})"
         graph.node(drawn, id=drawn, label=_table([_row(escape(text), bold=True)], COLORS["module"], style="rounded"))
 
+
+def _draw_edges(graph, snap: Snapshot, target: dict, options: DotOptions, overlay) -> None:
+    """The edges between drawn nodes (once each; with the stepper's overlay, the gradient sent along them),
+    and the dotted "no grad" stubs of inputs that need no gradient."""
     seen_edges = set()
     for parent, child, nr, index in snap.edges():
         src, dst = target[child], target[parent]
@@ -261,17 +281,21 @@ def build_dot(graph: graphviz.Digraph, snap: Snapshot, options: DotOptions | Non
             attrs.update(label="<" + escape(overlay.edge_grads[(parent, index)]) + ">", color="#0d47a1", fontcolor="#0d47a1",
                          penwidth="2")
         graph.edge(src, dst, **attrs)
-    if not options.hide_constants:
-        for nid in snap.order:
-            if target[nid] != nid:
-                continue
-            for index, (child, _) in enumerate(snap.nodes[nid].next):
-                if child is None:
-                    cid = f"{nid}_const{index}"
-                    graph.node(cid, id=cid, label="<<FONT POINT-SIZE=\"9\" COLOR=\"#888888\">no grad</FONT>>",
-                               shape="plaintext")
-                    graph.edge(cid, nid, style="dotted", color="#aaaaaa", arrowhead="none")
+    if options.hide_constants:
+        return
+    for nid in snap.order:
+        if target[nid] != nid:
+            continue
+        for index, (child, _) in enumerate(snap.nodes[nid].next):
+            if child is None:
+                cid = f"{nid}_const{index}"
+                graph.node(cid, id=cid, label="<<FONT POINT-SIZE=\"9\" COLOR=\"#888888\">no grad</FONT>>",
+                           shape="plaintext")
+                graph.edge(cid, nid, style="dotted", color="#aaaaaa", arrowhead="none")
 
+
+def _draw_tensors(graph, snap: Snapshot, target: dict) -> None:
+    """The watched tensors beside the nodes that made them, and a dashed edge from each view's base."""
     for tensor in snap.tensors.values():
         node = snap.nodes.get(tensor.node) if tensor.node else None
         if node is not None and node.kind == "leaf":
@@ -288,12 +312,6 @@ def build_dot(graph: graphviz.Digraph, snap: Snapshot, options: DotOptions | Non
             base_node = snap.nodes.get(base.node) if base.node else None
             src = target[base_node.id] if base_node is not None and base_node.kind == "leaf" else base.id
             graph.edge(src, tensor.id, style="dashed", color="#7b1fa2", label="<view>", fontcolor="#7b1fa2")
-
-    if options.legend:
-        with graph.subgraph(name="cluster_legend") as sub:
-            sub.attr(label="", style="rounded", color="#bbbbbb")
-            sub.node("legend", id="legend", label=_legend_label())
-    return messages
 
 
 def to_dot(snap: Snapshot, options: DotOptions | None = None, overlay: StepOverlay | None = None) -> graphviz.Digraph:

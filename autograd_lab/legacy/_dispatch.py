@@ -1,10 +1,9 @@
 """How Variables travel through the modern core: results of ops on Variables are Variables, and one
 volatile input makes an op run without recording (2017's ``volatile``, today's ``no_grad``).
 
-The core has no dispatch protocol, so the first ``Variable`` ever made wraps ``Op.apply`` and
-``Function.apply`` (every differentiable op and custom Function goes through one of them). The wrap
-costs one type check per input when no Variable is involved; programs that never make a Variable
-never install it.
+The core is not changed for this. It hands every op and custom Function whose argument is an instance of
+a Tensor subclass defining ``__torch_function__`` to that method (PyTorch's protocol,
+:mod:`autograd_lab.overrides`), and ``Variable.__torch_function__`` calls :func:`call` here.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ import warnings
 
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor
-
-_installed = False
 
 
 def deprecated(message: str, stacklevel: int = 3) -> None:
@@ -55,30 +52,3 @@ def call(function, args: tuple, kwargs: dict, inputs: tuple):
     else:
         result = function(*args, **kwargs)
     return mark_outputs(result, volatile, inputs)
-
-
-def _dispatching(original):
-    variable = variable_class()
-
-    def apply(cls, *inputs, **params):
-        for x in inputs:
-            if isinstance(x, variable):
-                return call(original, (cls, *inputs), params, inputs)
-        return original(cls, *inputs, **params)
-
-    apply.__doc__ = original.__doc__
-    apply.__wrapped__ = original
-    return classmethod(apply)
-
-
-def ensure_installed() -> None:
-    """Wrap ``Op.apply`` and ``Function.apply`` once, so that functions of the core (``F.relu``,
-    ``model(x)``) give Variables for Variables and honour volatility."""
-    global _installed
-    if _installed:
-        return
-    from ..autograd.function import Function
-    from ..ops._op import Op
-    for owner in (Op, Function):
-        owner.apply = _dispatching(owner.__dict__["apply"].__func__)
-    _installed = True

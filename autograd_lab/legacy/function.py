@@ -62,7 +62,6 @@ class Function:
             raise RuntimeError(f"this {type(self).__name__} instance was already called [autograd_lab] an old-style "
                                f"Function records one call in the graph; create one per call: {type(self).__name__}()(x)")
         self._called = True
-        _dispatch.ensure_installed()
         _calling.function = self
         try:
             result = _bridge(type(self)).apply(*inputs)
@@ -73,7 +72,6 @@ class Function:
     @classmethod
     def apply(cls, *inputs):
         """Late-2017 style: ``forward(ctx, ...)``/``backward(ctx, ...)`` as static methods."""
-        _dispatch.ensure_installed()
         return _dispatch.mark_outputs(_static_bridge(cls).apply(*inputs), False, inputs)
 
     def forward(self, *inputs):

@@ -74,7 +74,6 @@ class StochasticFunction:
 
 def _sample(name: str, params: tuple, values, log_prob) -> Tensor:
     """Wrap sampled ``values`` as a Variable whose creator is a StochasticFunction (unless volatile)."""
-    _dispatch.ensure_installed()
     sample = _dispatch.mark_outputs(Tensor._make(values), any(_dispatch.is_volatile(p) for p in params), ())
     if not sample._volatile and _gm.is_grad_enabled():
         sample._stochastic = StochasticFunction(name, params, Tensor._make(values.copy()), log_prob)
@@ -120,7 +119,7 @@ def _multinomial_log_prob_without(sample: Tensor, probs: Tensor) -> Tensor:
     remaining = [total]
     for j in range(1, sample.shape[-1]):
         remaining.append(remaining[-1] - picked.narrow(-1, j - 1, 1))
-    from ..ops.shape import cat
+    from ..ops.join import cat
     return picked.log() - cat(remaining, -1).log()
 
 

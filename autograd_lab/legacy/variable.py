@@ -10,11 +10,12 @@ result (and wins over ``requires_grad``), ``.creator`` is ``grad_fn`` seen with 
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 import weakref
 
-from .._compiled_core import is_function
 from ..autograd.saved import VersionCounter
+from ..overrides import DisableTorchFunctionSubclass
 from ..tensor import NON_LEAF_GRAD_WARNING, Tensor
 from . import _dispatch
 from ._dispatch import deprecated
@@ -46,7 +47,6 @@ class Variable(Tensor):
         if not isinstance(data, Tensor) or isinstance(data, Variable):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__} [autograd_lab] wrap a "
                             "tensor (al.tensor(...), al.randn(...)); a Variable already is one, use it directly")
-        _dispatch.ensure_installed()
         self._data = data._data
         self._grad_fn = None
         self._requires_grad = False
@@ -58,6 +58,13 @@ class Variable(Tensor):
             self._volatile = True  # volatile wins: requires_grad stays False
         elif requires_grad:
             self.requires_grad_(True)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Every op and custom Function of the core given a Variable comes here (PyTorch's protocol,
+        :mod:`autograd_lab.overrides`): its results are Variables, and with a volatile input it records nothing."""
+        with DisableTorchFunctionSubclass():
+            return _dispatch.call(func, args, kwargs or {}, args)
 
     # -- 2017 attributes ------------------------------------------------------------------------
     @property
@@ -178,7 +185,8 @@ def _variable_method(method):
     """A Tensor method that, on a Variable, gives Variables and honours volatility (see ``_dispatch.call``)."""
     @functools.wraps(method)
     def legacy_method(self, *args, **kwargs):
-        return _dispatch.call(method, (self, *args), kwargs, (self, *args))
+        with DisableTorchFunctionSubclass():  # (the ops inside are handled here at once)
+            return _dispatch.call(method, (self, *args), kwargs, (self, *args))
     return legacy_method
 
 
@@ -189,7 +197,7 @@ _KEEP = {"__init__", "__repr__", "__format__", "__deepcopy__", "__array__", "__h
 
 def _bind_methods() -> None:
     for name, value in list(vars(Tensor).items()):
-        if name in _KEEP or name in vars(Variable) or not is_function(value):
+        if name in _KEEP or name in vars(Variable) or not inspect.isfunction(value):
             continue
         if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
             continue

@@ -8,84 +8,18 @@ the graph nodes its forward made: ``node.metadata['module']`` is the module's qu
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 
 from .. import backend
-from ..autograd import graph as _graph
 from ..autograd.grad_mode import no_grad
-from ..autograd.graph import AccumulateGrad, RemovableHandle, _add_hook
+from ..autograd.graph import RemovableHandle, _add_hook
 from ..tensor import Tensor
+from . import tagging
 from .parameter import Parameter
+from .tagging import is_module_tagging_enabled, set_module_tagging
 
 __all__ = ["Module", "set_module_tagging", "is_module_tagging_enabled"]
-
-
-# -- tagging graph nodes with the module that made them (for the lab's grouping by module) ------
-_tagging_enabled = False  # off by default: untagged calls cost one global read
-
-
-class _CallStack(threading.local):
-    """The modules being called on this thread, outermost first, with their qualified names."""
-
-    def __init__(self) -> None:
-        self.frames: list[tuple[Module, str]] = []
-
-
-_calls = _CallStack()
-
-
-def set_module_tagging(enabled: bool) -> bool:
-    """Tag each ``grad_fn`` node made inside a module's forward with ``node.metadata['module']`` (the
-    module's qualified name, as ``named_modules()`` spells it), so the lab can group a graph by module.
-
-    Off by default (it walks the new nodes after every forward); importing ``autograd_lab.lab`` turns it
-    on. Returns the previous setting.
-    """
-    global _tagging_enabled
-    previous, _tagging_enabled = _tagging_enabled, bool(enabled)
-    return previous
-
-
-def is_module_tagging_enabled() -> bool:
-    """Whether module calls tag the nodes they create (see :func:`set_module_tagging`)."""
-    return _tagging_enabled
-
-
-def _qualified_name(module: Module, frames: list[tuple[Module, str]]) -> str:
-    """``module``'s dotted name under the outermost module being called (``''`` for that one itself)."""
-    if not frames:
-        return ""
-    parent, parent_name = frames[-1]
-    key = next((k for k, child in parent._modules.items() if child is module), None)
-    if key is None:  # called by its parent without being registered in it
-        key = type(module).__name__
-    return f"{parent_name}.{key}" if parent_name else key
-
-
-def _tag_new_nodes(output, first_new: int, tag: str) -> None:
-    """Set ``metadata['module'] = tag`` on the nodes behind ``output`` made after sequence number
-    ``first_new``, unless a module nested inside already tagged them. Walks only those new nodes."""
-    pending = [output]
-    nodes = []
-    while pending:  # the tensors in the output (a tensor, or nested tuples/lists/dicts of them)
-        item = pending.pop()
-        if isinstance(item, Tensor):
-            if item.grad_fn is not None:
-                nodes.append(item.grad_fn)
-        elif isinstance(item, (tuple, list)):
-            pending.extend(item)
-        elif isinstance(item, dict):
-            pending.extend(item.values())
-    seen = set()
-    while nodes:
-        node = nodes.pop()
-        if id(node) in seen or isinstance(node, AccumulateGrad) or node._sequence_nr <= first_new:
-            continue
-        seen.add(id(node))
-        node.metadata.setdefault("module", tag)
-        nodes.extend(child for child, _ in node.next_functions if child is not None)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -480,22 +414,9 @@ class Module:
         return handle
 
     def __call__(self, *args, **kwargs):
-        if _tagging_enabled:
-            return self._call_tagging_nodes(args, kwargs)
+        if tagging.enabled:
+            return tagging.call_tagging_nodes(self, args, kwargs)
         return self._call_impl(*args, **kwargs)
-
-    def _call_tagging_nodes(self, args: tuple, kwargs: dict):
-        """``_call_impl``, then tag the nodes it made with this module's name (see ``set_module_tagging``)."""
-        frames = _calls.frames
-        name = _qualified_name(self, frames)
-        first_new = next(_graph._sequence)  # every node made from here on has a larger sequence number
-        frames.append((self, name))
-        try:
-            output = self._call_impl(*args, **kwargs)
-        finally:
-            frames.pop()
-        _tag_new_nodes(output, first_new, name or type(self).__name__)
-        return output
 
     def _call_impl(self, *args, **kwargs):
         """Forward pre-hooks, ``forward``, forward hooks."""

@@ -7,7 +7,20 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
-from . import fill, indexing, inplace, linalg, norm, pointwise, reductions, shape  # noqa: F401  (binds methods)
+from . import (  # noqa: F401  (importing a family binds its Tensor methods)
+    arithmetic,
+    comparison,
+    fill,
+    indexing,
+    inplace,
+    join,
+    linalg,
+    norm,
+    pointwise,
+    reductions,
+    scatter_gather,
+    shape,
+)
 from .pointwise import ToCopyBackward0
 
 

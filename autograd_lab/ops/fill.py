@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
+from . import formulas
 from ._op import Op
 from .indexing import IndexBackward0
-
-
-def _zero_like(grad: Tensor) -> Tensor:
-    return Tensor._make(backend.namespace_of(grad._data).zeros_like(grad._data))
 
 
 class ZeroBackward0(Op):
@@ -26,7 +23,7 @@ class ZeroBackward0(Op):
         return xp.zeros_like(self)
 
     def d_self(grad):
-        return _zero_like(grad)
+        return formulas.zeros_like(grad)
 
 
 class FillBackward2(Op):
@@ -35,8 +32,8 @@ class FillBackward2(Op):
     def forward(xp, self, *, value):
         return xp.full_like(self, value)
 
-    def d_self(grad, value=None):
-        return _zero_like(grad)
+    def d_self(grad):
+        return formulas.zeros_like(grad)
 
 
 class FillBackward3(Op):
@@ -45,12 +42,11 @@ class FillBackward3(Op):
     def forward(xp, self, value):
         return xp.full_like(self, value.reshape(()))
 
-    # saves nothing: the derivatives take only grad (they used to name `value`, which was never saved)
     def d_self(grad):
-        return _zero_like(grad)
+        return formulas.zeros_like(grad)
 
     def d_value(grad):
-        return grad.sum()
+        return formulas.sum(grad)
 
 
 class CopyBackwards(Op):
@@ -80,8 +76,8 @@ class CopyBackwards(Op):
     def name(self) -> str:  # PyTorch writes this node in C++, and its name keeps the namespace (as CopySlices)
         return "torch::autograd::CopyBackwards"
 
-    def d_self(grad, src=None):
-        return _zero_like(grad)
+    def d_self(grad):
+        return formulas.zeros_like(grad)
 
     def d_src(grad):
         return grad  # the engine sums it to src's shape and casts it to src's dtype
@@ -112,7 +108,7 @@ class MaskedFillBackward0(Op):
         return xp.where(mask, xp.asarray(value).astype(self.dtype), self)
 
     def d_self(grad, mask):
-        return MaskedFillBackward0.apply(grad, mask=mask, value=0)
+        return formulas.where(mask, 0.0, grad)
 
 
 class MaskedFillBackward1(Op):
@@ -124,11 +120,10 @@ class MaskedFillBackward1(Op):
         return xp.where(mask, value.reshape(()).astype(self.dtype), self)
 
     def d_self(grad, mask):
-        return MaskedFillBackward0.apply(grad, mask=mask, value=0)
+        return formulas.where(mask, 0.0, grad)
 
     def d_value(grad, mask):
-        xp = backend.namespace_of(mask._data)
-        return MaskedFillBackward0.apply(grad, mask=Tensor._make(xp.logical_not(mask._data)), value=0).sum()
+        return formulas.sum(formulas.where(mask, grad, 0.0))
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
@@ -160,11 +155,10 @@ class IndexPutBackward0(Op):
     def d_self(grad, accumulate, indices):
         if accumulate:
             return grad
-        zero = Tensor._make(backend.namespace_of(grad._data).zeros((), dtype=grad._data.dtype))
-        return IndexPutBackward0.apply(grad, zero, indices=indices, accumulate=False)
+        return formulas.call(IndexPutBackward0, grad, formulas.zeros((), grad), indices=indices, accumulate=False)
 
-    def d_values(grad, accumulate, indices):
-        return IndexBackward0.apply(grad, indices=indices)  # the engine sums it to the values' shape
+    def d_values(grad, indices):
+        return formulas.call(IndexBackward0, grad, indices=indices)  # the engine sums it to the values' shape
 
 
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
@@ -186,7 +180,7 @@ class UniformBackward0(Op):
         return xp.asarray(generator._rng.uniform(low, high, self.shape)).astype(self.dtype)
 
     def d_self(grad):
-        return _zero_like(grad)
+        return formulas.zeros_like(grad)
 
 
 class NormalBackward0(Op):
@@ -196,4 +190,4 @@ class NormalBackward0(Op):
         return xp.asarray(generator._rng.normal(mean, std, self.shape)).astype(self.dtype)
 
     def d_self(grad):
-        return _zero_like(grad)
+        return formulas.zeros_like(grad)

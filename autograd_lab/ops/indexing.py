@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
+from . import formulas
 from ._op import Op
-from .shape import AliasBackward0, SelectBackward0, SliceBackward0, select, unsqueeze
+from .shape import AliasBackward0, SliceBackward0, select, unsqueeze
 
 
 class IndexBackward0(Op):
@@ -23,7 +24,7 @@ class IndexBackward0(Op):
         return self[indices]
 
     def d_self(grad, indices, self_sym_sizes):
-        return IndexBackwardBackward0.apply(grad, sizes=tuple(self_sym_sizes), indices=indices)
+        return formulas.call(IndexBackwardBackward0, grad, sizes=tuple(self_sym_sizes), indices=indices)
 
 
 class IndexBackwardBackward0(Op):
@@ -37,7 +38,7 @@ class IndexBackwardBackward0(Op):
         return out
 
     def d_self(grad, indices):
-        return IndexBackward0.apply(grad, indices=indices)
+        return formulas.call(IndexBackward0, grad, indices=indices)
 
 
 def _is_advanced(item) -> bool:
@@ -109,12 +110,6 @@ def getitem(tensor: Tensor, key):
                              "in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
     key = key if isinstance(key, tuple) else (key,)
-    if len(key) <= tensor._data.ndim:  # the common case, ints and slices only, checked in one pass
-        for k in key:
-            if k.__class__ is not int and k.__class__ is not slice:
-                break
-        else:
-            return _ints_and_slices(tensor, key, bare_slice)
     key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
     n_dims = sum(1 for k in key if k is not None and k is not Ellipsis and not (
         isinstance(k, Tensor) and k.dtype is backend.bool_))
@@ -128,26 +123,6 @@ def getitem(tensor: Tensor, key):
         return IndexBackward0.apply(tensor, indices=indices)
     _check_bounds(tensor, key)
     return _basic(tensor, key, bare_slice)
-
-
-def _ints_and_slices(tensor: Tensor, key: tuple, bare_slice: bool) -> Tensor:
-    """``_basic`` for the common key, ints and slices only (no more than the tensor has dims): each int
-    is checked as it comes (the input's dims are the key's positions), each slice that is not the whole
-    dim becomes a view."""
-    out = tensor
-    shape = tensor._data.shape
-    dim = 0  # the dim of ``out`` the next item applies to (a select removes one)
-    for position, item in enumerate(key):
-        size = shape[position]
-        if item.__class__ is int:
-            if not -size <= item < size:
-                raise _out_of_bounds(item, position, size)
-            out = SelectBackward0.apply(out, dim=dim, index=item + size if item < 0 else item)
-            continue
-        if not (item.step is None and item.start is None and item.stop is None) or bare_slice:  # (``:``: nothing)
-            out = _sliced(out, dim, item, size, bare_slice)
-        dim += 1
-    return AliasBackward0.apply(tensor) if out is tensor else out
 
 
 def _basic(tensor: Tensor, key: tuple, bare_slice: bool = False) -> Tensor:

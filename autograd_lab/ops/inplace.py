@@ -1,7 +1,8 @@
 """In-place operations: how autograd stays correct when a tensor is changed where it lives.
 
-``x.mul_(y)`` runs the ordinary op (``MulBackward0``), writes the result into ``x``'s memory, bumps
-the version counter that ``x`` shares with its views, and rewrites history:
+``x.mul_(y)`` runs the ordinary op out of place (``mul(x, y)``, a ``MulBackward0`` node), then
+:func:`commit` writes the result into ``x``'s memory, bumps the version counter that ``x`` shares with
+its views, and rewrites history (:mod:`.view_history`):
 
 * ``x`` not a view: ``x.grad_fn`` becomes the new node, whose first edge is ``x``'s old history.
   When the formula needs the old ``x`` (``mul_``, ``pow_``, ``log_``...), a copy of it is saved, as
@@ -24,17 +25,17 @@ from __future__ import annotations
 import re
 
 from .. import backend
-from ..autograd import anomaly as _anomaly
 from ..autograd import grad_mode as _gm
-from ..autograd.engine import _is_expanded, _validate
-from ..autograd.graph import Node, gradient_edge
-from ..autograd.saved import FREED_MESSAGE, SavedTensor, _write_watch
+from ..autograd.graph import is_expanded
+from ..autograd.saved import SavedTensor
+from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
-from . import fill, pointwise
-from ._op import _inplace_target, _save_needed
-from .indexing import IndexBackwardBackward0, _basic, _check_bounds, _is_advanced, _to_array_index
+from . import arithmetic, fill, pointwise
+from ._errors import mixed_devices_message
+from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index
+from .view_history import rebase_history
 
-__all__ = ["check_inplace", "rebase_history", "refresh_view", "CopySlices", "AsStridedBackward0"]
+__all__ = ["check_inplace", "commit", "writable_array"]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -81,7 +82,7 @@ def _strip_backward(name: str) -> str:
     return re.sub(r"Backward(\d*)$", lambda m: "" if m.group(1) in ("", "0") else m.group(1), name)
 
 
-def _view_error(view: Tensor, indirect: bool) -> RuntimeError:
+def view_error(view: Tensor, indirect: bool) -> RuntimeError:
     """The error for an in-place change involving a view whose creation forbids it."""
     meta = view._creation_meta
     what = "its base or another view of its base has been modified inplace" if indirect else \
@@ -108,12 +109,12 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
     ``others`` are the op's other operands (whether one requires grad decides if history is recorded).
     Inside ``allow_mutation_on_saved_tensors``, tensors saved with this memory are copied first.
     """
-    if _write_watch[0] is not None:
-        _write_watch[0].before_write(tensor)
+    if _saved_hooks.write_watch is not None:
+        _saved_hooks.write_watch.before_write(tensor)
     if tensor._is_inference and not _gm._state.inference:
         raise RuntimeError(INFERENCE_MESSAGE)
     data = tensor._data
-    if _is_expanded(data):
+    if is_expanded(data):
         _check_overlap_allowed(op_name, others, data.shape)
     if not _gm._state.grad_enabled:
         return
@@ -121,7 +122,7 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
     if base is not None:
         records = data.dtype.kind == "f" and (base.requires_grad or any(_requires(o) for o in others))
         if records and tensor._creation_meta is not None:
-            raise _view_error(tensor, indirect=False)
+            raise view_error(tensor, indirect=False)
         if base._grad_fn is None and base._requires_grad:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE + _leaf_advice(op_name))
     elif tensor._grad_fn is None and tensor._requires_grad:
@@ -155,7 +156,7 @@ def writable_array(tensor: Tensor, name: str):
     rewrite.
     """
     data = tensor._data
-    if (data.__class__ is _NDARRAY and _write_watch[0] is None and not tensor._is_inference
+    if (data.__class__ is _NDARRAY and _saved_hooks.write_watch is None and not tensor._is_inference
             and not _gm._state.grad_enabled and data.size
             and data.flags.c_contiguous and data.flags.writeable):
         return data  # what the checks let through, decided at once: a non-empty contiguous array has no expanded dims
@@ -171,254 +172,70 @@ def _leaf_advice(op_name: str) -> str:
             ".clone().")
 
 
-# -- history -------------------------------------------------------------------------------------
-def _move_retain_grad(tensor: Tensor, old, new) -> None:
-    """``retain_grad()`` follows the tensor to its new history (its .grad is the newest value's)."""
-    if not tensor._retains_grad or old is None or old._extras is None:
-        return
-    hook = old._extras.retain_grad_hooks.pop(tensor._output_nr, None)
-    if hook is not None:
-        new._get_extras().retain_grad_hooks[0] = hook
+# -- running an in-place method ------------------------------------------------------------------------
+def _run_inplace(self: Tensor, name: str, fn, args, kwargs) -> Tensor:
+    """``self.<name>(*args)``: the out-of-place op ``fn`` computes the new values from ``self``, and
+    :func:`commit` writes them into ``self``'s memory and gives ``self`` their node as its history."""
+    check_inplace(self, name, tuple(args) + tuple(kwargs.values()))
+    if self._base is not None and self._view_version != self._vc.value:
+        self.grad_fn  # noqa: B018  (refresh a stale view's history before it becomes an edge)
+    commit(self, name, fn(self, *args, **kwargs))
+    return self
 
 
-def rebase_history(tensor: Tensor, node: Node, output_nr: int = 0) -> None:
-    """Make ``node`` (output ``output_nr``) the history of ``tensor``, just modified in place.
+def commit(tensor: Tensor, name: str, result: Tensor) -> None:
+    """Write ``result``, computed out of place from ``tensor``, into ``tensor``; bump its version; make
+    ``result``'s node (if one was recorded) the history of ``tensor``.
 
-    The caller has written the new values and bumped the version counter. For a view, the base's
-    history becomes a ``CopySlices`` around ``node`` and the view's an ``AsStridedBackward0`` of it.
+    The node saved what its formulas need as they saw it, so two of its records are moved first, as
+    PyTorch's in-place kernels save them: the values being overwritten (``tensor`` as the op's first
+    input) become a recorded clone of them (PyTorch's ``original_self``), and the result becomes
+    ``tensor`` at its new version, so that a later in-place change of ``tensor`` makes this backward raise
+    instead of computing with other values.
     """
-    base = tensor._base
-    if base is None:
-        _move_retain_grad(tensor, tensor._grad_fn, node)
-        tensor._grad_fn = node
-        tensor._output_nr = output_nr
-        return
-    copy = CopySlices(base, tensor, node, output_nr)
-    _move_retain_grad(base, base._grad_fn, copy)
-    base._grad_fn = copy
-    base._output_nr = 0
-    view_node = AsStridedBackward0(tensor, base)
-    _move_retain_grad(tensor, tensor._grad_fn, view_node)
-    tensor._grad_fn = view_node
-    tensor._output_nr = 0
-    tensor._view_version = tensor._vc.value
-
-
-def refresh_view(view: Tensor) -> None:
-    """Rebuild the ``grad_fn`` of a view whose base (or another view of it) was modified in place."""
-    base = view._base
-    if base.requires_grad:
-        if view._creation_meta is not None:
-            raise _view_error(view, indirect=True)
-        node = AsStridedBackward0(view, base)
-        _move_retain_grad(view, view._grad_fn, node)
-        view._grad_fn = node
-        view._output_nr = 0
-    view._view_version = view._vc.value
-
-
-def replay_view(tensor: Tensor, chain) -> Tensor:
-    """Take, of ``tensor`` (shaped like a base), the view that ``chain`` describes (recorded ops)."""
-    for cls, params, index in chain:
-        out = cls.apply(tensor, **params)
-        tensor = out if index is None else out[index]
-    return tensor
-
-
-def _replay_array(array, chain):
-    xp = backend.namespace_of(array)
-    for cls, params, index in chain:
-        out = cls.forward(xp, array, **params)
-        array = out if index is None else out[index]
-    return array
-
-
-def _element_offset(view, base) -> int:
-    if type(view).__module__ == "numpy":
-        return (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // view.itemsize
-    return (view.data.ptr - base.data.ptr) // view.itemsize
-
-
-class AsStridedBackward0(Node):
-    """The history of a view after an in-place change of its base: it is the region of the base's
-    memory given by ``size``, ``stride`` and ``storage_offset``; its gradient lands in that region."""
-
-    __slots__ = ("_positions", "_base_shape")
-    saves = ("size", "storage_offset", "stride")
-
-    def __init__(self, view: Tensor, base: Tensor) -> None:
-        data = view._data
-        super().__init__([gradient_edge(base)], [(data.shape, data.dtype)])
-        xp = backend.namespace_of(data)
-        flat = xp.arange(base._data.size).reshape(base._data.shape)
-        self._positions = _replay_array(flat, view._view_chain)  # where each view element sits in the base
-        self._base_shape = tuple(base._data.shape)
-        strides = tuple(s // data.itemsize for s in data.strides)
-        self._saved = (tuple(data.shape), _element_offset(data, base._data), strides)
-
-    def _backward(self, grad_outputs: tuple) -> tuple:
-        size = 1
-        for n in self._base_shape:
-            size *= n
-        flat = IndexBackwardBackward0.apply(grad_outputs[0], sizes=(size,), indices=self._positions)
-        return (flat.reshape(self._base_shape),)
-
-
-class CopySlices(Node):
-    """The history of a base after an in-place op on one of its views.
-
-    Backward: the incoming gradient is copied; the view's region of the copy goes through ``fn`` (the
-    in-place op's node) and is replaced by the gradient ``fn`` gives its first input; the other
-    gradients ``fn`` produces go to its other inputs. ``next_functions``: the base's old history,
-    then ``fn``'s other inputs.
-    """
-
-    __slots__ = ("fn", "_view_chain", "_fn_output")
-
-    def __init__(self, base: Tensor, view: Tensor, fn: Node, output_nr: int = 0) -> None:
-        super().__init__([gradient_edge(base)] + list(fn.next_functions[1:]),
-                         [(base._data.shape, base._data.dtype)])
-        self.fn = fn
-        self._view_chain = view._view_chain
-        self._fn_output = output_nr
-        self._saved = fn._saved  # what fn keeps is what this node keeps (and frees)
-
-    def name(self) -> str:
-        return "torch::autograd::CopySlices"
-
-    def __repr__(self) -> str:
-        return f"<CopySlices object at {id(self):#x}>"
-
-    def _release_saved(self) -> list[str]:
-        # As PyTorch's CopySlices: drop the reference to fn instead of freeing what fn saved, which is
-        # freed with fn. (Fix: freeing it here broke double backward, where fn can also run as a node of
-        # its own, as the grad_fn of the saved result it unpacked.)
-        self._released = True
-        names = [n for n, v in zip(self.fn.saves, self._saved) if isinstance(v, SavedTensor)] if self.fn else []
-        self.fn, self._saved = None, ()
-        return names
-
-    def _backward(self, grad_outputs: tuple) -> tuple:
-        if self.fn is None:
-            raise RuntimeError(FREED_MESSAGE)
-        result = pointwise.clone(grad_outputs[0])
-        grad_slice = replay_view(result, self._view_chain)
-        fn_grads = [None] * len(self.fn._output_meta)
-        fn_grads[self._fn_output] = pointwise.clone(grad_slice)
-        res = _validate(self.fn, self.fn._backward(tuple(fn_grads)))
-        if res[0] is None:
-            grad_slice.zero_()
-        else:
-            grad_slice.copy_(res[0])
-        return (result, *res[1:])
-
-
-# -- writing -------------------------------------------------------------------------------------
-def _short_name(np_dtype) -> str:
-    return backend.from_np(np_dtype)._legacy_name[: -len("Tensor")]
-
-
-def _write(cls, inputs, data, params):
-    """Called by ``Op.apply`` for the op an in-place method runs: write, bump, rewrite history."""
-    target = inputs[0]
-    name = _inplace_target.name
-    _inplace_target.tensor = None  # only the first op with the target as input is the in-place one
-    own = target._data
+    own, data = tensor._data, result._data
     if data.shape != own.shape:
         raise RuntimeError(
             f"output with shape {list(own.shape)} doesn't match the broadcast shape {list(data.shape)} "
             f"[autograd_lab] {name} writes into its tensor, so the broadcast result must keep that tensor's shape; "
-            f"use the out-of-place {name.rstrip('_')}() instead"
-        )
-    if cls is not fill.CopyBackwards and backend.from_np(data.dtype)._category > backend.from_np(own.dtype)._category:
+            f"use the out-of-place {name.rstrip('_')}() instead")
+    if name != "copy_" and backend.from_np(data.dtype)._category > backend.from_np(own.dtype)._category:
         raise RuntimeError(
             f"result type {_short_name(data.dtype)} can't be cast to the desired output type {_short_name(own.dtype)} "
             f"[autograd_lab] {name} on a {backend.from_np(own.dtype)!r} tensor would compute "
             f"{backend.from_np(data.dtype)!r} values; convert the tensor first (e.g. x = x.float()) or use the "
-            "out-of-place op"
-        )
-    record = _gm._state.grad_enabled and own.dtype.kind == "f" and any(_requires(x) for x in inputs)
-    if record:
-        edges = [gradient_edge(x) if isinstance(x, Tensor) else (None, 0) for x in inputs]
-        saving = inputs
-        users = cls._save_users
-        if any(kind == "input" and key == 0 and (users is None or users[i] is None
-                                                  or any(edges[j][0] is not None for j in users[i]))
-               for i, (_, kind, key) in enumerate(cls._save_plan)):
-            # the formula needs the values being overwritten: keep a copy with the old history. As in
-            # PyTorch, the copy is a recorded clone (its grad_fn is CloneBackward0 of the old history).
-            # (Fix: it was a bare copy whose grad_fn was the old node itself, unlike torch's _saved_self.)
-            original = pointwise.clone(target)
-            saving = (original,) + tuple(inputs[1:])
-        saved = list(_save_needed(cls, edges, saving, None, params))  # results are saved after the write
-    xp = backend.namespace_of(own)
+            "out-of-place op")
+    if result.device != tensor.device:
+        raise RuntimeError(mixed_devices_message(name, (tensor, result)))
+    node = result._grad_fn
+    if node is not None:
+        first_input = {i for i, (_, kind, key, _) in enumerate(type(node)._save_plan) if kind == "input" and key == 0}
+        node._saved = tuple(_original_self(record, tensor) if i in first_input else record
+                            for i, record in enumerate(node._saved))
+        node._output_meta = ((own.shape, own.dtype),)
     try:
-        xp.copyto(own, data, casting="unsafe")
+        backend.namespace_of(own).copyto(own, data, casting="unsafe")
     except ValueError as exc:
         raise RuntimeError(read_only_message(name, own.shape, str(exc))) from exc
-    target._vc.bump(name)
-    if record:
-        node = cls.__new__(cls)
-        Node.__init__(node, edges, [(own.shape, own.dtype)])
-        for i, (n, kind, _) in enumerate(cls._save_plan):
-            if kind == "result":
-                saved[i] = SavedTensor(target, True, n)
-                saved[i].output_nr = 0
-        node._saved = tuple(saved)
-        if _anomaly._state.enabled:
-            _anomaly.record_forward_trace(node)
-        rebase_history(target, node)
-    return target
-
-
-_inplace_target.write = _write
-
-
-def _run_inplace(self: Tensor, name: str, fn, args, kwargs) -> Tensor:
-    check_inplace(self, name, tuple(args) + tuple(kwargs.values()))
-    if self._base is not None and self._view_version != self._vc.value:
-        self.grad_fn  # noqa: B018  (refresh a stale view's history before it becomes an edge)
-    previous = (_inplace_target.tensor, _inplace_target.name)
-    _inplace_target.tensor, _inplace_target.name = self, name
-    try:
-        result = fn(self, *args, **kwargs)
-    finally:
-        _inplace_target.tensor, _inplace_target.name = previous
-    if result is not self:  # a composite op: computed out of place, from a copy of the old values
-        _assign(self, name, result)
-    return self
-
-
-def _assign(self: Tensor, name: str, value: Tensor) -> None:
-    """Write ``value`` (computed from ``self``) into ``self`` and take its history over.
-
-    For ops built from several ops (``div_`` with ``rounding_mode``): the result was computed from
-    ``self`` out of place, so it saved ``self`` as it was; here ``self`` takes its values and node.
-    """
-    if value.shape != self.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(value.shape)}")
-    if value._data.dtype != self._data.dtype and \
-            backend.from_np(value._data.dtype)._category > backend.from_np(self._data.dtype)._category:
-        raise RuntimeError(f"result type {_short_name(value._data.dtype)} can't be cast to the desired output type "
-                           f"{_short_name(self._data.dtype)}")
-    node = value._grad_fn if _gm._state.grad_enabled else None
+    tensor._vc.bump(name)
     if node is not None:
-        # Detach what the node saved of ``self`` from ``self``'s storage before it is overwritten.
-        node._saved = tuple(_snapshot_if_self(v, self) for v in node._saved)
-    backend.namespace_of(self._data).copyto(self._data, value._data, casting="unsafe")
-    self._vc.bump(name)
-    if node is not None:
-        rebase_history(self, node, value._output_nr)
+        for record in node._saved:
+            if record.__class__ is SavedTensor and record.is_output and record._data is data:
+                record.rebind(tensor)
+        rebase_history(tensor, node, result._output_nr)
 
 
-def _snapshot_if_self(value, tensor):
-    if isinstance(value, SavedTensor) and not value.is_output and value._tensor is not None \
-            and value._version_counter is tensor._vc:
-        kept = value._tensor
-        copy = Tensor._make(kept._data.copy(), grad_fn=kept._grad_fn, output_nr=kept._output_nr,
-                            requires_grad=kept._requires_grad)
-        return SavedTensor(copy, False, value._name)
-    return value
+def _original_self(record, tensor: Tensor):
+    """The record of the op's first input, ``tensor``, replaced by one of a recorded clone of its values
+    (taken before they are overwritten)."""
+    if record.__class__ is not SavedTensor or record._version_counter is not tensor._vc:
+        return record
+    original = pointwise.clone(tensor)  # (its grad_fn is CloneBackward0 of tensor's old history, as in PyTorch)
+    return SavedTensor(original, False, record._name)
+
+
+def _short_name(np_dtype) -> str:
+    return backend.from_np(np_dtype)._legacy_name[: -len("Tensor")]
 
 
 def _method(name: str, fn):
@@ -431,7 +248,7 @@ def _method(name: str, fn):
 
 # -- the methods -----------------------------------------------------------------------------------
 def _div(input, other, *, rounding_mode=None):
-    return pointwise.div(input, other, rounding_mode=rounding_mode)
+    return arithmetic.div(input, other, rounding_mode=rounding_mode)
 
 
 def _fill(input, value):
@@ -463,10 +280,10 @@ def _normal(input, mean: float = 0.0, std: float = 1.0, *, generator=None):
 
 
 _METHODS = dict(
-    add_=pointwise.add, sub_=pointwise.sub, mul_=pointwise.mul, div_=_div, pow_=pointwise.pow,
-    remainder_=pointwise.remainder, exp_=pointwise.exp, log_=pointwise.log, log1p_=pointwise.log1p,
-    sqrt_=pointwise.sqrt, rsqrt_=pointwise.rsqrt, neg_=pointwise.neg, abs_=pointwise.abs,
-    reciprocal_=pointwise.reciprocal, sin_=pointwise.sin, cos_=pointwise.cos, tan_=pointwise.tan,
+    add_=arithmetic.add, sub_=arithmetic.sub, mul_=arithmetic.mul, div_=_div, pow_=arithmetic.pow,
+    remainder_=arithmetic.remainder, exp_=pointwise.exp, log_=pointwise.log, log1p_=pointwise.log1p,
+    sqrt_=pointwise.sqrt, rsqrt_=pointwise.rsqrt, neg_=arithmetic.neg, abs_=pointwise.abs,
+    reciprocal_=arithmetic.reciprocal, sin_=pointwise.sin, cos_=pointwise.cos, tan_=pointwise.tan,
     tanh_=pointwise.tanh, sigmoid_=pointwise.sigmoid, relu_=pointwise.relu, sign_=pointwise.sign,
     floor_=pointwise.floor, ceil_=pointwise.ceil, round_=pointwise.round, trunc_=pointwise.trunc,
     clamp_=pointwise.clamp, clip_=pointwise.clamp, clamp_min_=pointwise.clamp_min, clamp_max_=pointwise.clamp_max,

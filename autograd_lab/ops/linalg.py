@@ -8,6 +8,7 @@ products folded into ``mm`` or ``bmm`` around reshapes.
 from __future__ import annotations
 
 from ..tensor import Tensor
+from . import formulas
 from ._op import Op
 from .shape import SqueezeBackward4, UnsafeViewBackward0
 
@@ -20,50 +21,32 @@ def _check_same_dtype(op: str, a: Tensor, b: Tensor) -> None:
         )
 
 
-# ``ndarray.dot`` of two 2-D arrays is the same BLAS product as ``@`` with less call overhead (about
-# 0.5 us), but NumPy zeroes its output before the product: a pass over memory that costs more than it
-# saves once the product is large (a layer's weight gradient). Small products take ``dot``, large ``@``
-# (benchmarks/NOTES.md, round 6).
-_DOT_MAX = 4096  # elements of the product
+def matrix_product(a, b):
+    """``a @ b`` for 2-D arrays (``formulas.mm`` on arrays: the quicker of ``dot`` and ``@`` for its size)."""
+    return formulas.mm(a, b)
 
 
-def _mm(a, b):
-    """``a @ b`` for 2-D arrays, by the quicker of ``dot`` and ``matmul`` for its size."""
-    return a.dot(b) if a.shape[0] * b.shape[1] <= _DOT_MAX else a @ b
+def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides):
+    """The gradient of ``mat1 @ mat2`` for ``mat2``, laid out as ``mat2`` is (PyTorch's ``mm_mat2_backward``):
+    a column-major ``mat2``, such as ``linear``'s ``weight.t()``, gets ``(grad.t() @ mat1).t()``, so that the
+    gradient reaches the row-major weight through ``t()`` row-major, and ``.grad`` needs no copy."""
+    if mat2_strides[0] == 1 and mat2_strides[1] == mat2_sizes[0]:
+        return formulas.t(formulas.mm(formulas.t(grad), mat1))
+    return formulas.mm(formulas.t(mat1), grad)
 
 
 class MmBackward0(Op):
     """out = self @ mat2 (2-D by 2-D)"""
-    saves = ("mat2", "self")
+    saves = ("mat2", "mat2_sym_sizes", "mat2_sym_strides", "self")
 
     def forward(xp, self, mat2):
-        return _mm(self, mat2)
+        return matrix_product(self, mat2)
 
-    def d_self(grad, mat2, self):
-        return grad.mm(mat2.t())
+    def d_self(grad, mat2):
+        return formulas.mm(grad, formulas.t(mat2))
 
-    def d_mat2(grad, mat2, self):
-        return self.t().mm(grad)
-
-    # array forms (backward without create_graph; see ops/_op.py)
-    def a_self(grad, mat2, self):
-        return _mm(grad, mat2.T)
-
-    def a_mat2(grad, mat2, self):
-        return mm_in_layout_of(mat2, self.T, grad)
-
-
-def mm_in_layout_of(like, a, b):
-    """``a @ b`` (arrays) laid out like ``like``, the input this is the gradient of (PyTorch's
-    ``mm_mat2_backward`` does the same). A column-major ``like``, such as ``linear``'s ``weight.t()``,
-    gets ``(b.T @ a.T).T``: the gradient reaches the weight through ``t()`` row-major, as the weight
-    is, and needs no copy. ``like`` is ``None`` where the input was not saved because no other
-    gradient reads it (the first layer of a network, whose input needs no gradient): that is taken
-    as the ``weight.t()`` case, the common one; another layout only costs ``.grad`` one copy into
-    the leaf's layout (``engine._accumulate``)."""
-    if like is None or (like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous):
-        return _mm(b.T, a.T).T
-    return _mm(a, b)
+    def d_mat2(grad, mat2_sym_sizes, mat2_sym_strides, self):
+        return mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
 
 
 class BmmBackward0(Op):
@@ -73,18 +56,11 @@ class BmmBackward0(Op):
     def forward(xp, self, mat2):
         return xp.matmul(self, mat2)
 
-    def d_self(grad, mat2, self):
-        return grad.bmm(mat2.transpose(1, 2))
+    def d_self(grad, mat2):
+        return formulas.bmm(grad, formulas.transpose(mat2, 1, 2))
 
-    def d_mat2(grad, mat2, self):
-        return self.transpose(1, 2).bmm(grad)
-
-    # array forms (ops/_op.py): the products bmm computes on the transposed views
-    def a_self(grad, mat2, self):
-        return grad @ mat2.swapaxes(1, 2)
-
-    def a_mat2(grad, mat2, self):
-        return self.swapaxes(1, 2) @ grad
+    def d_mat2(grad, self):
+        return formulas.bmm(formulas.transpose(self, 1, 2), grad)
 
 
 class MvBackward0(Op):
@@ -94,32 +70,24 @@ class MvBackward0(Op):
     def forward(xp, self, vec):
         return self @ vec
 
-    def d_self(grad, self, vec):
-        return grad.unsqueeze(1) * vec
+    def d_self(grad, vec):
+        return formulas.unsqueeze(grad, 1) * vec
 
-    def d_vec(grad, self, vec):
-        return self.t().mv(grad)
-
-    # array forms (ops/_op.py): unsqueeze is a new axis, mv the product with the transpose
-    def a_self(grad, self, vec):
-        return grad[:, None] * vec
-
-    def a_vec(grad, self, vec):
-        return self.T @ grad
+    def d_vec(grad, self):
+        return formulas.mv(formulas.t(self), grad)
 
 
 class DotBackward0(Op):
     """out = sum(self * tensor) (1-D by 1-D)"""
-    array_safe = True  # the gradient times the other vector, on arrays too
     saves = ("self", "tensor")
 
     def forward(xp, self, tensor):
         return xp.asarray(xp.dot(self, tensor))
 
-    def d_self(grad, self, tensor):
+    def d_self(grad, tensor):
         return grad * tensor
 
-    def d_tensor(grad, self, tensor):
+    def d_tensor(grad, self):
         return grad * self
 
 

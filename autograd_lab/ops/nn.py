@@ -14,10 +14,11 @@ import warnings
 from .. import backend
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
-from ._devices import mixed_devices_message
+from . import formulas
+from ._errors import mixed_devices_message
 from ._op import Op
 from .inplace import writable_array
-from .linalg import _mm, mm_in_layout_of
+from .linalg import matrix_product, mm_mat2_backward
 
 # -- softmax and log_softmax -------------------------------------------------------------------
 
@@ -31,10 +32,7 @@ class SoftmaxBackward0(Op):
         return shifted / shifted.sum(axis=dim, keepdims=True)
 
     def d_self(grad, dim, result):
-        return result * (grad - (grad * result).sum(dim, keepdim=True))
-
-    def a_self(grad, dim, result):  # array form (backward without create_graph; see ops/_op.py)
-        return result * (grad - (grad * result).sum(axis=dim, keepdims=True))
+        return result * (grad - formulas.sum(grad * result, dim, keepdim=True))
 
 
 class LogSoftmaxBackward0(Op):
@@ -46,10 +44,7 @@ class LogSoftmaxBackward0(Op):
         return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
     def d_self(grad, dim, result):
-        return grad - result.exp() * grad.sum(dim, keepdim=True)
-
-    def a_self(grad, dim, result):  # array form (backward without create_graph; see ops/_op.py)
-        return grad - backend.namespace_of(result).exp(result) * grad.sum(axis=dim, keepdims=True)
+        return grad - formulas.exp(result) * formulas.sum(grad, dim, keepdim=True)
 
 
 def _softmax_dim(input: Tensor, dim, name: str) -> int:
@@ -104,10 +99,7 @@ class ErfBackward0(Op):
         return _erf(xp, self)
 
     def d_self(grad, self):
-        return grad * (2 / math.sqrt(math.pi)) * (-self * self).exp()
-
-    def a_self(grad, self):  # array form (ops/_op.py): the same NumPy calls, in the same order
-        return grad * (2 / math.sqrt(math.pi)) * backend.namespace_of(self).exp(-self * self)
+        return grad * (2 / math.sqrt(math.pi)) * formulas.exp(-self * self)
 
 
 def erf(input: Tensor) -> Tensor:
@@ -129,21 +121,11 @@ class GeluBackward0(Op):
 
     def d_self(grad, approximate, self):
         if approximate == "tanh":
-            t = (_SQRT_2_OVER_PI * (self + 0.044715 * self ** 3)).tanh()
+            t = formulas.tanh(_SQRT_2_OVER_PI * (self + 0.044715 * self ** 3))
             inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
             return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * inner)
-        cdf = 0.5 * (1 + erf(self / math.sqrt(2)))
-        pdf = (-0.5 * self * self).exp() / math.sqrt(2 * math.pi)
-        return grad * (cdf + self * pdf)
-
-    def a_self(grad, approximate, self):  # array form (ops/_op.py): d_self's expressions on the arrays
-        xp = backend.namespace_of(self)
-        if approximate == "tanh":
-            t = xp.tanh(_SQRT_2_OVER_PI * (self + 0.044715 * self ** 3))
-            inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
-            return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * inner)
-        cdf = 0.5 * (1 + _erf(xp, self / math.sqrt(2)))
-        pdf = xp.exp(-0.5 * self * self) / math.sqrt(2 * math.pi)
+        cdf = 0.5 * (1 + formulas.call(ErfBackward0, self / math.sqrt(2)))
+        pdf = formulas.exp(-0.5 * self * self) / math.sqrt(2 * math.pi)
         return grad * (cdf + self * pdf)
 
 
@@ -157,36 +139,25 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 # -- linear ------------------------------------------------------------------------------------
 class AddmmBackward0(Op):
     """out = beta * self + alpha * (mat1 @ mat2); ``self`` broadcasts (a bias row)"""
-    saves = ("alpha", "beta", "mat1", "mat2")
+    saves = ("alpha", "beta", "mat1", "mat2", "mat2_sym_sizes", "mat2_sym_strides")
 
     def forward(xp, self, mat1, mat2, *, beta, alpha):
-        product = _mm(mat1, mat2)  # (2-D by 2-D: addmm checks)
+        product = matrix_product(mat1, mat2)  # (2-D by 2-D: addmm checks)
         if (beta == 1 and alpha == 1 and self.__class__ is product.__class__ and self.dtype == product.dtype
                 and self.shape == product.shape[2 - self.ndim:]):
             product += self  # a bias row (or a full matrix) of the product's dtype: added into the fresh product
             return product
         return (self if beta == 1 else beta * self) + (product if alpha == 1 else alpha * product)
 
-    def d_self(grad, alpha, beta, mat1, mat2):
+    def d_self(grad, beta):
         return grad if beta == 1 else grad * beta
 
-    def d_mat1(grad, alpha, beta, mat1, mat2):
-        out = grad.mm(mat2.t())
+    def d_mat1(grad, alpha, mat2):
+        out = formulas.mm(grad, formulas.t(mat2))
         return out if alpha == 1 else out * alpha
 
-    def d_mat2(grad, alpha, beta, mat1, mat2):
-        out = mat1.t().mm(grad)
-        return out if alpha == 1 else out * alpha
-
-    # array forms (backward without create_graph; see ops/_op.py)
-    a_self = d_self
-
-    def a_mat1(grad, alpha, beta, mat1, mat2):
-        out = grad @ mat2.T
-        return out if alpha == 1 else out * alpha
-
-    def a_mat2(grad, alpha, beta, mat1, mat2):
-        out = mm_in_layout_of(mat2, mat1.T, grad)
+    def d_mat2(grad, alpha, mat1, mat2_sym_sizes, mat2_sym_strides):
+        out = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides)
         return out if alpha == 1 else out * alpha
 
 
@@ -258,12 +229,8 @@ class EmbeddingBackward0(Op):
         return weight[indices]
 
     def d_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_sizes):
-        return EmbeddingDenseBackwardBackward0.apply(grad, indices=indices, num_weights=weight_sym_sizes[0],
-                                                     padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
-
-    def a_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_sizes):  # array form: the same kernel
-        return _embedding_grad(backend.namespace_of(grad), grad, indices, weight_sym_sizes[0], padding_idx,
-                               scale_grad_by_freq)
+        return formulas.call(EmbeddingDenseBackwardBackward0, grad, indices=indices, num_weights=weight_sym_sizes[0],
+                             padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
 
 def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype):
@@ -272,8 +239,8 @@ def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype)
     if scale_grad_by_freq:
         scale = scale / xp.bincount(indices.reshape(-1), minlength=num_weights)[indices]
     if padding_idx is not None:
-        scale = xp.where(indices == padding_idx, 0, scale).astype(dtype)
-    return scale[..., None]
+        scale = xp.where(indices == padding_idx, 0, scale)
+    return scale.astype(dtype, copy=False)[..., None]
 
 
 def _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -294,11 +261,12 @@ class EmbeddingDenseBackwardBackward0(Op):
         return _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_freq)
 
     def d_grad(grad, indices, padding_idx, scale_grad_by_freq):
-        xp = backend.namespace_of(grad._data)
-        scale = _row_scale(xp, indices._data, grad.shape[0], padding_idx, scale_grad_by_freq, grad._data.dtype)
-        picked = EmbeddingBackward0.apply(grad, indices=indices, padding_idx=padding_idx,
-                                          scale_grad_by_freq=scale_grad_by_freq)
-        return picked * Tensor._make(scale)
+        index = formulas.array_of(indices)  # (the row scales are constants of the derivative)
+        scale = _row_scale(backend.namespace_of(index), index, grad.shape[0], padding_idx, scale_grad_by_freq,
+                           formulas.array_of(grad).dtype)
+        picked = formulas.call(EmbeddingBackward0, grad, indices=indices, padding_idx=padding_idx,
+                               scale_grad_by_freq=scale_grad_by_freq)
+        return picked * scale
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False
@@ -354,56 +322,30 @@ class NativeBatchNormBackward0(Op):
             out = out + bias.reshape(shape)
         return out.astype(input.dtype, copy=False)
 
-    def backward(grad, eps, input, running_mean, running_var, training, weight):
-        dims = (0,) + tuple(range(2, input.ndim))
-        if training:
-            mean = input.mean(dims, keepdim=True)
-            invstd = (input.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
-        else:
-            running_mean, running_var = running_mean._data, running_var._data  # (constants of the derivative)
-            mean = Tensor._make(running_mean.reshape((1, -1) + (1,) * (input.ndim - 2)))
-            xp = backend.namespace_of(running_var)
-            invstd = Tensor._make((1 / xp.sqrt(running_var + eps)).reshape(mean.shape).astype(input._data.dtype))
-        normalized = (input - mean) * invstd
-        grad_input = None
-        if input.requires_grad:
-            scale = invstd if weight is None else invstd * _channel_view(weight, input.ndim)
-            if training:
-                centred = grad - grad.mean(dims, keepdim=True)
-                grad_input = scale * (centred - normalized * (grad * normalized).mean(dims, keepdim=True))
-            else:
-                grad_input = grad * scale
-        grad_weight = (grad * normalized).sum(dims) if weight is not None else None
-        return grad_input, grad_weight, grad.sum(dims)
-
-    def a_backward(grad, eps, input, running_mean, running_var, training, weight, *, output_mask=None):
-        """The array form: ``backward``'s NumPy calls on the arrays (the mean, variance and sums MeanBackward1,
-        VarBackward0, SumBackward1 make). Without ``output_mask`` the input's gradient is always computed
-        (arrays do not carry ``requires_grad``; the engine drops it where the input needs none)."""
-        xp = backend.namespace_of(grad)
+    def backward(grad, eps, input, running_mean, running_var, training, weight, grad_input_mask):
         dims = (0,) + tuple(range(2, input.ndim))
         shape = (1, -1) + (1,) * (input.ndim - 2)
-        need_input, need_weight, need_bias = output_mask or (True, True, True)
-        if training:  # (with keepdims, NumPy's mean and var give arrays of the input's dtype)
-            mean = xp.mean(input, axis=dims, keepdims=True)
-            invstd = 1 / xp.sqrt(xp.var(input, axis=dims, ddof=0, keepdims=True) + eps)
-        else:
-            mean = running_mean.reshape(shape)
-            invstd = (1 / xp.sqrt(running_var + eps)).reshape(mean.shape).astype(input.dtype)
+        if training:  # the batch's statistics (biased variance), differentiated through
+            mean = formulas.mean(input, dims, keepdim=True)
+            invstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
+        else:  # the running statistics: constants of the derivative
+            mean = formulas.array_of(running_mean).reshape(shape)
+            invstd = formulas.cast_like((1 / formulas.sqrt(formulas.array_of(running_var) + eps)).reshape(shape), input)
         normalized = (input - mean) * invstd
-        need_weight = need_weight and weight is not None
-        scaled = grad * normalized if need_weight or (need_input and training) else None
-        grad_input = grad_weight = None
+        need_input, need_weight, need_bias = grad_input_mask
+        grad_input = grad_weight = grad_bias = None
         if need_input:
             scale = invstd if weight is None else invstd * weight.reshape(shape)
             if training:
-                centred = grad - xp.mean(grad, axis=dims, keepdims=True)
-                grad_input = scale * (centred - normalized * xp.mean(scaled, axis=dims, keepdims=True))
+                centred = grad - formulas.mean(grad, dims, keepdim=True)
+                grad_input = scale * (centred - normalized * formulas.mean(grad * normalized, dims, keepdim=True))
             else:
                 grad_input = grad * scale
         if need_weight:
-            grad_weight = xp.sum(scaled, axis=dims)
-        return grad_input, grad_weight, xp.sum(grad, axis=dims) if need_bias else None
+            grad_weight = formulas.sum(grad * normalized, dims)
+        if need_bias:
+            grad_bias = formulas.sum(grad, dims)
+        return grad_input, grad_weight, grad_bias
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,

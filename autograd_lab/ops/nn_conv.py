@@ -8,16 +8,16 @@ Python loop over positions: ``as_strided`` gives an (N, C, kH, kW, oH, oW) view,
 
 Each op's derivative is again an op of this file, in pairs named as in PyTorch: the gradient of a
 convolution is ``ConvolutionBackwardBackward0`` (a linear map of the output gradient), whose own
-derivatives are convolutions again, so gradients of gradients work to any order. Each op also has the
-array form of its derivative (``a_backward`` / ``a_self``, see ``ops/_op.py``): the same kernels that
-its backward op's forward runs, called on the gradient array, for a ``backward()`` without
-``create_graph``.
+derivatives are convolutions again, so gradients of gradients work to any order. The derivatives call
+those ops through ``formulas.call``: their ``forward`` (the kernel itself) on arrays, their ``apply`` on
+tensors under ``create_graph``.
 """
 
 from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
+from . import formulas
 from ._op import Op
 
 # -- geometry ----------------------------------------------------------------------------------
@@ -118,29 +118,14 @@ class ConvolutionBackward0(Op):
         out = _conv(xp, input, weight, stride, padding, dilation, groups)
         return out if bias is None else out + bias.reshape(1, -1, 1, 1)
 
-    def backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, groups):
-        mask = (input.requires_grad, weight.requires_grad)
-        grads = iter(_each(ConvolutionBackwardBackward0.apply(
-            grad, input, weight, stride=stride, padding=padding, dilation=dilation, groups=groups, output_mask=mask
-        )) if any(mask) else ())
-        grad_input = next(grads) if mask[0] else None
-        grad_weight = next(grads) if mask[1] else None
-        grad_bias = grad.sum((0, 2, 3)) if bias_sym_sizes_opt is not None else None
-        return grad_input, grad_weight, grad_bias
-
-    def a_backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, groups, *, output_mask=None):
-        """The array form: ConvolutionBackwardBackward0's kernels on the arrays. ``output_mask`` (which of
-        input, weight, bias need a gradient) skips the others; without it both products are computed (the
-        tensor form asks ``requires_grad``, which arrays do not carry; the engine drops unneeded ones)."""
-        xp = backend.namespace_of(grad)
-        need_input, need_weight, need_bias = output_mask or (True, True, True)
-        grad_input = grad_weight = grad_bias = None
-        if need_input:
-            grad_input = _conv_input_grad(xp, grad, weight, input.shape, stride, padding, dilation, groups)
-        if need_weight:
-            grad_weight = _conv_weight_grad(xp, input, grad, weight.shape, stride, padding, dilation, groups)
-        if need_bias and bias_sym_sizes_opt is not None:
-            grad_bias = grad.sum(axis=(0, 2, 3))
+    def backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, groups, grad_input_mask):
+        need_input, need_weight, need_bias = grad_input_mask
+        grads = iter(_each(formulas.call(
+            ConvolutionBackwardBackward0, grad, input, weight, stride=stride, padding=padding, dilation=dilation,
+            groups=groups, output_mask=(need_input, need_weight))) if need_input or need_weight else ())
+        grad_input = next(grads) if need_input else None
+        grad_weight = next(grads) if need_weight else None
+        grad_bias = formulas.sum(grad, (0, 2, 3)) if need_bias and bias_sym_sizes_opt is not None else None
         return grad_input, grad_weight, grad_bias
 
 
@@ -160,24 +145,26 @@ class ConvolutionBackwardBackward0(Op):
             outs.append(_conv_weight_grad(xp, input, grad_output, weight.shape, stride, padding, dilation, groups))
         return tuple(outs) if len(outs) > 1 else outs[0]
 
-    def backward(grads, grad_output, input, weight, stride, padding, dilation, groups, output_mask):
+    def backward(grads, grad_output, input, weight, stride, padding, dilation, groups, output_mask,
+                 grad_input_mask):
         grads = iter(_each(grads))
         gg_input = next(grads) if output_mask[0] else None
         gg_weight = next(grads) if output_mask[1] else None
         geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        need_grad, need_input, need_weight = grad_input_mask
         d_grad = d_input = d_weight = None
-        if grad_output.requires_grad:
+        if need_grad:
             if gg_input is not None:
-                d_grad = ConvolutionBackward0.apply(gg_input, weight, None, bias_sym_sizes_opt=None, **geometry)
+                d_grad = formulas.call(ConvolutionBackward0, gg_input, weight, None, bias_sym_sizes_opt=None, **geometry)
             if gg_weight is not None:
-                part = ConvolutionBackward0.apply(input, gg_weight, None, bias_sym_sizes_opt=None, **geometry)
+                part = formulas.call(ConvolutionBackward0, input, gg_weight, None, bias_sym_sizes_opt=None, **geometry)
                 d_grad = part if d_grad is None else d_grad + part
-        if gg_weight is not None and input.requires_grad:  # grad_weight is bilinear in (input, grad_output)
-            d_input = ConvolutionBackwardBackward0.apply(grad_output, input, gg_weight, output_mask=(True, False),
-                                                         **geometry)
-        if gg_input is not None and weight.requires_grad:  # grad_input is bilinear in (grad_output, weight)
-            d_weight = ConvolutionBackwardBackward0.apply(grad_output, gg_input, weight, output_mask=(False, True),
-                                                          **geometry)
+        if gg_weight is not None and need_input:  # grad_weight is bilinear in (input, grad_output)
+            d_input = formulas.call(ConvolutionBackwardBackward0, grad_output, input, gg_weight,
+                                    output_mask=(True, False), **geometry)
+        if gg_input is not None and need_weight:  # grad_input is bilinear in (grad_output, weight)
+            d_weight = formulas.call(ConvolutionBackwardBackward0, grad_output, gg_input, weight,
+                                     output_mask=(False, True), **geometry)
         return d_grad, d_input, d_weight
 
 
@@ -289,10 +276,7 @@ class MaxPool2DWithIndicesBackward0(Op):
         return xp.take_along_axis(_flat(self, n, c), _flat(indices, n, c), axis=2).reshape(indices.shape)
 
     def d_self(grad, indices, self_sym_sizes):
-        return MaxPool2DWithIndicesBackwardBackward0.apply(grad, indices=indices, self_sym_sizes=self_sym_sizes)
-
-    def a_self(grad, indices, self_sym_sizes):  # array form (ops/_op.py): the backward op's kernel
-        return _max_pool_grad(backend.namespace_of(grad), grad, indices, self_sym_sizes)
+        return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=indices, self_sym_sizes=self_sym_sizes)
 
 
 def _max_pool_grad(xp, grad, indices, sizes):
@@ -313,7 +297,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
         return _max_pool_grad(xp, grad, indices, self_sym_sizes)
 
     def d_grad(grad, indices):
-        return MaxPool2DWithIndicesBackward0.apply(grad, indices=indices)
+        return formulas.call(MaxPool2DWithIndicesBackward0, grad, indices=indices)
 
 
 def _max_pool_indices(xp, x, kernel, stride, padding, dilation, ceil_mode):
@@ -391,13 +375,10 @@ class AvgPool2DBackward0(Op):
         return win.sum(axis=(2, 3)) / divisor
 
     def d_self(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self_sym_sizes, stride):
-        return AvgPool2DBackwardBackward0.apply(
-            grad, kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-            count_include_pad=count_include_pad, divisor_override=divisor_override, self_sym_sizes=self_sym_sizes)
-
-    def a_self(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self_sym_sizes, stride):
-        return _avg_pool_grad(backend.namespace_of(grad), grad, kernel_size, stride, padding, ceil_mode,
-                              count_include_pad, divisor_override, self_sym_sizes)  # array form: the same kernel
+        return formulas.call(
+            AvgPool2DBackwardBackward0, grad, kernel_size=kernel_size, stride=stride, padding=padding,
+            ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=divisor_override,
+            self_sym_sizes=self_sym_sizes)
 
 
 def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, sizes):
@@ -421,9 +402,9 @@ class AvgPool2DBackwardBackward0(Op):
                               self_sym_sizes)
 
     def d_grad(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, stride):
-        return AvgPool2DBackward0.apply(grad, kernel_size=kernel_size, stride=stride, padding=padding,
-                                        ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-                                        divisor_override=divisor_override)
+        return formulas.call(AvgPool2DBackward0, grad, kernel_size=kernel_size, stride=stride, padding=padding,
+                             ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                             divisor_override=divisor_override)
 
 
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -461,10 +442,7 @@ class AdaptiveAvgPool2DBackward0(Op):
         return xp.matmul(xp.matmul(rows, self), cols.T)
 
     def d_self(grad, self_sym_sizes):
-        return AdaptiveAvgPool2DBackwardBackward0.apply(grad, self_sym_sizes=self_sym_sizes)
-
-    def a_self(grad, self_sym_sizes):  # array form (ops/_op.py): the backward op's kernel
-        return _adaptive_avg_grad(backend.namespace_of(grad), grad, self_sym_sizes)
+        return formulas.call(AdaptiveAvgPool2DBackwardBackward0, grad, self_sym_sizes=self_sym_sizes)
 
 
 def _adaptive_avg_grad(xp, grad, sizes):
@@ -482,7 +460,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
         return _adaptive_avg_grad(xp, grad, self_sym_sizes)
 
     def d_grad(grad, grad_sym_sizes):
-        return AdaptiveAvgPool2DBackward0.apply(grad, output_size=tuple(grad_sym_sizes[2:]))
+        return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[2:]))
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:

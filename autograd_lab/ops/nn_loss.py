@@ -11,9 +11,9 @@ import warnings
 
 from .. import backend
 from ..tensor import Tensor
+from . import formulas
 from ._op import Op
 from .nn import _channel_view, log_softmax
-from .pointwise import ClampBackward1, SigmoidBackward0
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -35,30 +35,15 @@ def _mean_scale(reduction: str, numel: int) -> float:
     return 1.0 / numel if reduction == "mean" else 1.0
 
 
-def _constant(weight: Tensor | None, like: Tensor) -> Tensor | None:
-    """A saved weight as a constant of the derivative, in ``like``'s dtype: no gradient flows to a loss's
-    weights, and the binary cross entropies compute in their input's dtype whatever the weights' (as in PyTorch)."""
-    return None if weight is None else weight.detach().to(like.dtype)
+def _times(out, weight):
+    """``out * weight``, the weight a constant of the derivative (no gradient flows to a loss's weights) taken in
+    ``out``'s dtype: the losses compute in their input's dtype whatever the weights' (as PyTorch's do)."""
+    return out if weight is None else out * formulas.cast_like(formulas.array_of(weight), out)
 
 
 def _in_dtype(weight, dtype):
-    """A weight array in the loss's dtype (``_constant`` for the forward and the array forms)."""
+    """A weight array in the loss's dtype (for the forward)."""
     return None if weight is None else weight.astype(dtype, copy=False)
-
-
-def _times(out, constant):
-    """``out * constant`` on arrays in ``out``'s dtype: a constant of another dtype (class weights given as
-    integers, or as float64 for a float32 loss) takes ``out``'s, where NumPy would widen float32 to float64."""
-    if constant is None:
-        return out
-    if constant.dtype != out.dtype:
-        constant = constant.astype(out.dtype)
-    return out * constant
-
-
-def _clamp_min(xp, array, low):
-    """``tensor.clamp(min=low)`` on an array (ClampBackward1's own kernel)."""
-    return ClampBackward1.forward(xp, array, min=low, max=None)
 
 
 # -- negative log likelihood -------------------------------------------------------------------
@@ -121,41 +106,22 @@ class NllLossBackward0(Op):
         return xp.asarray(total / weights.sum() if reduction == "mean" else total, dtype=self.dtype)
 
     def d_self(grad, ignore_index, reduction, self, target, weight):
-        target, weight = target._data, None if weight is None else weight._data  # (constants of the derivative)
-        xp = backend.namespace_of(grad._data)
-        dtype = grad._data.dtype
+        # The gradient at each sample's target class, zero elsewhere, as PyTorch's nll_loss_backward writes it
+        # (an incoming NaN reaches only the target entries). Targets and weights are constants of the derivative.
+        target, weight = formulas.array_of(target), formulas.array_of(weight)
+        xp = backend.namespace_of(target)
+        dtype = formulas.array_of(grad).dtype
         class_dim = 0 if target.ndim == 0 else 1
         safe, weights = _nll_scales(xp, target, weight, ignore_index, reduction, dtype)
-        if weights is None:
-            weights = xp.ones(target.shape, dtype=dtype)
-            if reduction == "mean":
-                weights = weights / target.size
+        if weights is None:  # every sample's factor is 1, or 1/N for 'mean'
+            weights = xp.full(target.shape, 1 / target.size if reduction == "mean" and target.size else 1, dtype)
         classes = [1] * (target.ndim + 1)
         classes[class_dim] = self.shape[class_dim]
-        one_hot = xp.expand_dims(safe, class_dim) == xp.arange(self.shape[class_dim]).reshape(classes)
-        coefficients = -(one_hot * xp.expand_dims(weights, class_dim)).astype(dtype)
+        picked = (xp.expand_dims(safe, class_dim) == xp.arange(self.shape[class_dim]).reshape(classes)) \
+            & xp.expand_dims(target != ignore_index, class_dim)
         if reduction == "none":
-            grad = grad.unsqueeze(class_dim)
-        return grad * Tensor._make(coefficients)
-
-    # array form (backward without create_graph; see ops/_op.py): the gradient written at each sample's
-    # target class into zeros, as PyTorch's nll_loss_backward does
-    def a_self(grad, ignore_index, reduction, self, target, weight):
-        xp = backend.namespace_of(grad)
-        dtype = grad.dtype
-        class_dim = 0 if target.ndim == 0 else 1
-        safe, weights = _nll_scales(xp, target, weight, ignore_index, reduction, dtype)
-        if weights is None:  # the same factor for every sample, -1 or -(1/N) in the gradient's dtype
-            values = grad * (dtype.type(-1) / target.size if reduction == "mean" and target.size else dtype.type(-1))
-        else:
-            values = grad * -weights
-        out = xp.zeros(self.shape, dtype=dtype)
-        if self.ndim == 2:
-            out[xp.arange(self.shape[0]), safe] = values
-        else:
-            xp.put_along_axis(out, xp.expand_dims(safe, class_dim), xp.expand_dims(values, class_dim) if values.ndim
-                              else values, axis=class_dim)
-        return out
+            grad = formulas.unsqueeze(grad, class_dim)
+        return formulas.where(picked, grad * -xp.expand_dims(weights, class_dim), 0.0)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -262,20 +228,11 @@ class MseLossBackward0(Op):
 
     def d_self(grad, reduction, self, target):
         diff = self - target
-        return grad * diff * (2 * _mean_scale(reduction, diff.numel()))
+        return grad * diff * (2 * _mean_scale(reduction, formulas.numel(diff)))
 
     def d_target(grad, reduction, self, target):
         diff = self - target
-        return grad * diff * (-2 * _mean_scale(reduction, diff.numel()))
-
-    # array forms (backward without create_graph; see ops/_op.py): the same arithmetic on the arrays
-    def a_self(grad, reduction, self, target):
-        diff = self - target
-        return grad * diff * (2 * _mean_scale(reduction, diff.size))
-
-    def a_target(grad, reduction, self, target):
-        diff = self - target
-        return grad * diff * (-2 * _mean_scale(reduction, diff.size))
+        return grad * diff * (-2 * _mean_scale(reduction, formulas.numel(diff)))
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
@@ -311,24 +268,12 @@ class BinaryCrossEntropyBackward0(Op):
         return _reduce(xp, loss if weight is None else loss * weight, reduction)
 
     def d_self(grad, reduction, self, target, weight):
-        out = grad * (self - target) / (self * (1 - self)).clamp(min=_BCE_EPS) * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight, self)
+        scale = _mean_scale(reduction, formulas.numel(self))
+        return _times(grad * (self - target) / formulas.clamp_min(self * (1 - self), _BCE_EPS) * scale, weight)
 
     def d_target(grad, reduction, self, target, weight):
-        logit = (1 - self).log().clamp(min=-100) - self.log().clamp(min=-100)
-        out = grad * logit * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight, self)
-
-    # array forms (ops/_op.py): d_self's and d_target's expressions on the arrays
-    def a_self(grad, reduction, self, target, weight):
-        xp = backend.namespace_of(self)
-        out = grad * (self - target) / _clamp_min(xp, self * (1 - self), _BCE_EPS) * _mean_scale(reduction, self.size)
-        return _times(out, weight)
-
-    def a_target(grad, reduction, self, target, weight):
-        xp = backend.namespace_of(self)
-        logit = _clamp_min(xp, xp.log(1 - self), -100) - _clamp_min(xp, xp.log(self), -100)
-        return _times(grad * logit * _mean_scale(reduction, self.size), weight)
+        logit = formulas.clamp_min(formulas.log(1 - self), -100) - formulas.clamp_min(formulas.log(self), -100)
+        return _times(grad * logit * _mean_scale(reduction, formulas.numel(self)), weight)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
@@ -347,14 +292,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return BinaryCrossEntropyBackward0.apply(input, target, weight=w, reduction=reduction)
 
 
-def _softplus(x: Tensor) -> Tensor:
-    """log(1 + exp(x)) without overflow, differentiable."""
-    return x.relu() + (-x.abs()).exp().log1p()
-
-
-def _softplus_array(xp, x):
-    """``_softplus`` on an array (the calls relu, abs, neg, exp and log1p make)."""
-    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+def _softplus(x):
+    """log(1 + exp(x)) without overflow."""
+    return formulas.clamp_min(x, 0) + formulas.log1p(formulas.exp(-formulas.abs(x)))
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Op):
@@ -373,35 +313,15 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 
     def d_self(grad, pos_weight, reduction, self, target, weight):
         if pos_weight is None:
-            local = self.sigmoid() - target
+            local = formulas.sigmoid(self) - target
         else:
-            pw = _constant(pos_weight, self)
-            local = (pw * target + 1 - target) * self.sigmoid() - pw * target
-        out = grad * local * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight, self)
+            weighted = _times(target, pos_weight)
+            local = (weighted + 1 - target) * formulas.sigmoid(self) - weighted
+        return _times(grad * local * _mean_scale(reduction, formulas.numel(self)), weight)
 
     def d_target(grad, pos_weight, reduction, self, target, weight):
-        local = -self if pos_weight is None else _constant(pos_weight, self) * _softplus(-self) - _softplus(self)
-        out = grad * local * _mean_scale(reduction, self.numel())
-        return out if weight is None else out * _constant(weight, self)
-
-    # array forms (ops/_op.py): d_self's and d_target's expressions on the arrays
-    def a_self(grad, pos_weight, reduction, self, target, weight):
-        xp = backend.namespace_of(self)
-        if pos_weight is None:
-            local = SigmoidBackward0.forward(xp, self) - target
-        else:
-            pw = _times(target, pos_weight)  # (pos_weight * target, commuted: the same products)
-            local = (pw + 1 - target) * SigmoidBackward0.forward(xp, self) - pw
-        return _times(grad * local * _mean_scale(reduction, self.size), weight)
-
-    def a_target(grad, pos_weight, reduction, self, target, weight):
-        xp = backend.namespace_of(self)
-        if pos_weight is None:
-            local = -self
-        else:
-            local = _times(_softplus_array(xp, -self), pos_weight) - _softplus_array(xp, self)
-        return _times(grad * local * _mean_scale(reduction, self.size), weight)
+        local = -self if pos_weight is None else _times(_softplus(-self), pos_weight) - _softplus(self)
+        return _times(grad * local * _mean_scale(reduction, formulas.numel(self)), weight)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,

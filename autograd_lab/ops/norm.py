@@ -8,6 +8,7 @@ magnitude, ties sharing the gradient). A zero norm has a zero subgradient.
 from __future__ import annotations
 
 from ..tensor import Tensor
+from . import formulas
 from ._op import Op
 from .reductions import _asarray, _dims, _restore
 
@@ -41,18 +42,19 @@ class LinalgVectorNormBackward0(Op):
         result = _restore(result, self.shape, dims, keepdim)
         if ord == 0:  # piecewise constant: PyTorch sends no gradient at all (x.grad stays None)
             return None
+        sign = formulas.sign(self)
         if ord == 1:
-            return grad * self.sign()
-        if abs(ord) == float("inf"):  # ties share the gradient evenly, as in max()/min()
-            mask = self.abs() == result
-            return grad * self.sign() * mask / mask.sum(dims, keepdim=True)
+            return grad * sign
+        if abs(ord) == float("inf"):  # ties share the gradient evenly, as in amax()/amin()
+            mask = formulas.abs(self) == result
+            return grad * sign * mask / formulas.cast_like(formulas.sum(mask, dims, keepdim=True), grad)
         zero_norm = result == 0  # a zero norm has a zero subgradient: divide by 1 there, then mask
-        norm = result.masked_fill(zero_norm, 1)
+        norm = formulas.where(zero_norm, 1.0, result)
         if ord == 2:
             scaled = self / norm
         else:  # d/dx (sum |x|^p)^(1/p) = sign(x) |x|^(p-1) / norm^(p-1); sign(0) = 0 keeps x = 0 at 0
-            scaled = self.sign() * self.abs().masked_fill(self == 0, 1) ** (ord - 1) / norm ** (ord - 1)
-        return grad * scaled.masked_fill(zero_norm, 0)
+            scaled = sign * formulas.where(self == 0, 1.0, formulas.abs(self)) ** (ord - 1) / norm ** (ord - 1)
+        return grad * formulas.where(zero_norm, 0.0, scaled)
 
 
 def norm(input, p=2, dim=None, keepdim=False):

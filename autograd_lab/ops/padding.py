@@ -27,6 +27,7 @@ from numbers import Integral, Real
 
 from .. import backend
 from ..tensor import Tensor
+from . import formulas
 from ._op import Op
 
 __all__ = ["pad"]
@@ -61,7 +62,7 @@ class ConstantPadNdBackward0(Op):
         return out
 
     def d_self(grad, pad):
-        return ConstantPadNdBackward0.apply(grad, pad=tuple(-p for p in pad), value=0)
+        return formulas.call(ConstantPadNdBackward0, grad, pad=tuple(-p for p in pad), value=0)
 
 
 # -- reflect and replicate: an index map per padded dim ---------------------------------------
@@ -112,7 +113,7 @@ class ReflectionPad1DBackward0(Op):
         return _gather(xp, self, padding, _reflect_source)
 
     def d_self(grad, padding, self):
-        return ReflectionPad1DBackwardBackward0.apply(grad, padding=padding, self_sym_sizes=tuple(self.shape))
+        return formulas.call(ReflectionPad1DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
 
 class ReflectionPad1DBackwardBackward0(Op):
@@ -123,7 +124,7 @@ class ReflectionPad1DBackwardBackward0(Op):
         return _scatter(xp, grad, padding, self_sym_sizes, _reflect_source)
 
     def d_grad(grad, padding):
-        return ReflectionPad1DBackward0.apply(grad, padding=padding)
+        return formulas.call(ReflectionPad1DBackward0, grad, padding=padding)
 
 
 class ReflectionPad2DBackward0(Op):
@@ -134,7 +135,7 @@ class ReflectionPad2DBackward0(Op):
         return _gather(xp, self, padding, _reflect_source)
 
     def d_self(grad, padding, self):
-        return ReflectionPad2DBackwardBackward0.apply(grad, padding=padding, self_sym_sizes=tuple(self.shape))
+        return formulas.call(ReflectionPad2DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
 
 class ReflectionPad2DBackwardBackward0(Op):
@@ -145,7 +146,7 @@ class ReflectionPad2DBackwardBackward0(Op):
         return _scatter(xp, grad, padding, self_sym_sizes, _reflect_source)
 
     def d_grad(grad, padding):
-        return ReflectionPad2DBackward0.apply(grad, padding=padding)
+        return formulas.call(ReflectionPad2DBackward0, grad, padding=padding)
 
 
 class ReflectionPad3DBackward0(Op):
@@ -156,7 +157,7 @@ class ReflectionPad3DBackward0(Op):
         return _gather(xp, self, padding, _reflect_source)
 
     def d_self(grad, padding, self):
-        return ReflectionPad3DBackwardBackward0.apply(grad, padding=padding, self_sym_sizes=tuple(self.shape))
+        return formulas.call(ReflectionPad3DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
 
 class ReflectionPad3DBackwardBackward0(Op):
@@ -167,7 +168,7 @@ class ReflectionPad3DBackwardBackward0(Op):
         return _scatter(xp, grad, padding, self_sym_sizes, _reflect_source)
 
     def d_grad(grad, padding):
-        return ReflectionPad3DBackward0.apply(grad, padding=padding)
+        return formulas.call(ReflectionPad3DBackward0, grad, padding=padding)
 
 
 class ReplicationPad1DBackward0(Op):
@@ -178,7 +179,7 @@ class ReplicationPad1DBackward0(Op):
         return _gather(xp, self, padding, _replicate_source)
 
     def d_self(grad, padding, self):
-        return ReplicationPad1DBackwardBackward0.apply(grad, padding=padding, self_sym_sizes=tuple(self.shape))
+        return formulas.call(ReplicationPad1DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
 
 class ReplicationPad1DBackwardBackward0(Op):
@@ -189,7 +190,7 @@ class ReplicationPad1DBackwardBackward0(Op):
         return _scatter(xp, grad, padding, self_sym_sizes, _replicate_source)
 
     def d_grad(grad, padding):
-        return ReplicationPad1DBackward0.apply(grad, padding=padding)
+        return formulas.call(ReplicationPad1DBackward0, grad, padding=padding)
 
 
 class ReplicationPad2DBackward0(Op):
@@ -200,7 +201,7 @@ class ReplicationPad2DBackward0(Op):
         return _gather(xp, self, padding, _replicate_source)
 
     def d_self(grad, padding, self):
-        return ReplicationPad2DBackwardBackward0.apply(grad, padding=padding, self_sym_sizes=tuple(self.shape))
+        return formulas.call(ReplicationPad2DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
 
 class ReplicationPad2DBackwardBackward0(Op):
@@ -211,7 +212,7 @@ class ReplicationPad2DBackwardBackward0(Op):
         return _scatter(xp, grad, padding, self_sym_sizes, _replicate_source)
 
     def d_grad(grad, padding):
-        return ReplicationPad2DBackward0.apply(grad, padding=padding)
+        return formulas.call(ReplicationPad2DBackward0, grad, padding=padding)
 
 
 class ReplicationPad3DBackward0(Op):
@@ -222,7 +223,7 @@ class ReplicationPad3DBackward0(Op):
         return _gather(xp, self, padding, _replicate_source)
 
     def d_self(grad, padding, self):
-        return ReplicationPad3DBackwardBackward0.apply(grad, padding=padding, self_sym_sizes=tuple(self.shape))
+        return formulas.call(ReplicationPad3DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
 
 class ReplicationPad3DBackwardBackward0(Op):
@@ -233,7 +234,7 @@ class ReplicationPad3DBackwardBackward0(Op):
         return _scatter(xp, grad, padding, self_sym_sizes, _replicate_source)
 
     def d_grad(grad, padding):
-        return ReplicationPad3DBackward0.apply(grad, padding=padding)
+        return formulas.call(ReplicationPad3DBackward0, grad, padding=padding)
 
 
 _INDEX_PADS = {

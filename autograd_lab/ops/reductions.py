@@ -1,8 +1,8 @@
-"""Reductions: sum, mean, prod, var, std, max/min, logsumexp; argmax/argmin (no gradient).
+"""Reductions: sum, mean, prod, var, std, max/min, amax/amin, logsumexp; argmax/argmin (no gradient).
 
-A reduction's gradient is the incoming gradient, put back in the reduced dimensions (``reshape``)
-and spread over the input (``expand``), times the local derivative. The ``a_self`` beside a ``d_self``
-is its array form (``ops/_op.py``): the same NumPy calls on the arrays that the tensor ops would make.
+A reduction's gradient is the incoming gradient put back in the reduced dimensions (``_restore``: size
+1 there) and spread over the input (``expand``), times the local derivative. Gather, scatter and
+``index_select`` are in :mod:`.scatter_gather`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections import namedtuple
 
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
+from . import formulas
 from ._op import Op
 
 ValuesIndices = namedtuple("max", ["values", "indices"])
@@ -30,45 +31,22 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
 
 
-def _kept_shape(sizes: tuple, dims: tuple) -> tuple:
-    """The shape of a reduction over ``dims`` with ``keepdim=True``."""
-    return tuple(1 if i in dims else s for i, s in enumerate(sizes))
+def _restore(grad, sizes: tuple, dims: tuple, keepdim: bool):
+    """Put a reduced gradient (or result) back in the reduced dims (size 1), ready to broadcast over ``sizes``."""
+    return grad if keepdim else grad.reshape(tuple(1 if i in dims else s for i, s in enumerate(sizes)))
 
 
-def _restore(grad: Tensor, sizes: tuple, dims: tuple, keepdim: bool) -> Tensor:
-    """Put a reduced gradient back in the reduced dims (size 1), ready to broadcast over ``sizes``."""
-    return grad if keepdim else grad.reshape(_kept_shape(sizes, dims))
-
-
-def _broadcast(array, sizes):
-    """``expand`` for arrays: a read-only broadcast view, as ``ExpandBackward0`` makes.
-
-    The gradient of a full reduction is a single value: a 0-d NumPy array is spread over ``sizes``
-    by the ndarray constructor with zero strides (the same view, without ``np.broadcast_to``'s
-    Python-level checks, which cost 4x more; this runs once per ``loss.backward()``).
-    """
-    if isinstance(array, backend.np.generic):  # (NumPy's 0-d results are scalars)
-        array = backend.np.asarray(array)
-    if array.__class__ is backend.np.ndarray and array.ndim == 0:
-        view = backend.np.ndarray(sizes, array.dtype, array, 0, (0,) * len(sizes))
-        view.flags.writeable = False
-        return view
-    return backend.namespace_of(array).broadcast_to(array, sizes)
-
+def _count(sizes: tuple, dims: tuple) -> int:
+    """How many elements each reduction over ``dims`` takes."""
+    n = 1
+    for d in dims:
+        n *= sizes[d]
+    return n
 
 
 def _asarray(xp, value, like):
     """NumPy reductions return scalars for 0-d results: keep them arrays of the expected dtype."""
     return xp.asarray(value, dtype=getattr(value, "dtype", like.dtype))
-
-
-def _mean_of_all(xp, array):
-    """The mean of every element. For float32/float64 NumPy arrays it is NumPy's own computation,
-    written out (``np.mean`` is the pairwise sum divided by the count, in the array's dtype; its
-    Python-level wrappers cost three times the sum itself on small arrays)."""
-    if array.__class__ is backend.np.ndarray and array.dtype.char in "fd":
-        return backend.np.asarray(array.sum() / array.size)
-    return _asarray(xp, xp.mean(array), array)
 
 
 class SumBackward0(Op):
@@ -79,10 +57,7 @@ class SumBackward0(Op):
         return _asarray(xp, self.sum(), self)  # (the array method: xp.sum is a Python wrapper around it)
 
     def d_self(grad, self_sym_sizes):
-        return grad.expand(self_sym_sizes)
-
-    def a_self(grad, self_sym_sizes):  # the array form (ops/_op.py): expand is broadcast_to
-        return _broadcast(grad, self_sym_sizes)
+        return formulas.expand(grad, self_sym_sizes)
 
 
 class SumBackward1(Op):
@@ -93,10 +68,7 @@ class SumBackward1(Op):
         return _asarray(xp, xp.sum(self, axis=dim, keepdims=keepdim), self)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
-        return _restore(grad, self_sym_sizes, dim, keepdim).expand(self_sym_sizes)
-
-    def a_self(grad, dim, keepdim, self_sym_sizes):
-        return _broadcast(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
+        return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
 
 
 class MeanBackward0(Op):
@@ -104,13 +76,12 @@ class MeanBackward0(Op):
     saves = ("self_sym_numel", "self_sym_sizes")
 
     def forward(xp, self):
-        return _mean_of_all(xp, self)
+        if self.__class__ is backend.np.ndarray and self.dtype.char in "fd":
+            return backend.np.asarray(self.sum() / self.size)  # NumPy's mean, without its wrappers' cost
+        return _asarray(xp, xp.mean(self), self)
 
     def d_self(grad, self_sym_numel, self_sym_sizes):
-        return grad.expand(self_sym_sizes) / self_sym_numel
-
-    def a_self(grad, self_sym_numel, self_sym_sizes):
-        return _broadcast(grad, self_sym_sizes) / self_sym_numel
+        return formulas.expand(grad, self_sym_sizes) / self_sym_numel
 
 
 class MeanBackward1(Op):
@@ -120,37 +91,25 @@ class MeanBackward1(Op):
     def forward(xp, self, *, dim, keepdim):
         return _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self)
 
-    def d_self(grad, dim, keepdim, self_sym_numel, self_sym_sizes):
-        count = 1
-        for d in dim:
-            count *= self_sym_sizes[d]
-        return _restore(grad, self_sym_sizes, dim, keepdim).expand(self_sym_sizes) / count
-
-    def a_self(grad, dim, keepdim, self_sym_numel, self_sym_sizes):
-        count = 1
-        for d in dim:
-            count *= self_sym_sizes[d]
-        return _broadcast(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / count
+    def d_self(grad, dim, keepdim, self_sym_sizes):
+        return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
 
 
-def _prod_others(self: Tensor, dims: tuple) -> Tensor:
+def _prod_others(self, dims: tuple):
     """For each element, the product of the *other* elements of its reduction group.
 
-    Dividing the product by the element fails at zeros, so this multiplies exclusive
-    products instead: one extra product per position along the reduced dims.
+    Dividing the product by the element fails at zeros, so this multiplies exclusive products
+    instead: one product per position along the reduced dims.
     """
-    from .shape import cat, stack  # shape imports this module
-    flat_dims = dims
-    moved = self.permute([d for d in range(self.ndim) if d not in flat_dims] + list(flat_dims))
-    kept = moved.shape[: self.ndim - len(flat_dims)]
-    flat = moved.reshape(tuple(kept) + (-1,))
-    n = flat.shape[-1]
-    parts = [cat([flat[..., :i], flat[..., i + 1:]], dim=-1).prod(dim=-1) for i in range(n)]
-    others = stack(parts, dim=-1).reshape(moved.shape)
+    order = [d for d in range(self.ndim) if d not in dims] + list(dims)
+    moved = formulas.permute(self, order)
+    flat = formulas.reshape(moved, tuple(moved.shape[: self.ndim - len(dims)]) + (-1,))
+    parts = [formulas.prod(formulas.cat([flat[..., :i], flat[..., i + 1:]], -1), -1) for i in range(flat.shape[-1])]
+    others = formulas.reshape(formulas.stack(parts, -1), moved.shape)
     inverse = [0] * self.ndim
-    for i, d in enumerate([d for d in range(self.ndim) if d not in flat_dims] + list(flat_dims)):
+    for i, d in enumerate(order):
         inverse[d] = i
-    return others.permute(inverse)
+    return formulas.permute(others, inverse)
 
 
 class ProdBackward0(Op):
@@ -161,7 +120,7 @@ class ProdBackward0(Op):
         return _asarray(xp, xp.prod(self), self)
 
     def d_self(grad, result, self):
-        if not bool((self._data == 0).any()):
+        if not formulas.any_true(self == 0):
             return grad * result / self
         return grad * _prod_others(self, tuple(range(self.ndim)))
 
@@ -174,11 +133,18 @@ class ProdBackward1(Op):
         return _asarray(xp, xp.prod(self, axis=dim, keepdims=keepdim), self)
 
     def d_self(grad, dim, keepdim, result, self):
-        dims = (dim,)
-        grad = _restore(grad, self.shape, dims, keepdim)
-        if not bool((self._data == 0).any()):
-            return grad * _restore(result, self.shape, dims, keepdim) / self
-        return grad * _prod_others(self, dims)
+        grad = _restore(grad, self.shape, (dim,), keepdim)
+        if not formulas.any_true(self == 0):
+            return grad * _restore(result, self.shape, (dim,), keepdim) / self
+        return grad * _prod_others(self, (dim,))
+
+
+def _var_backward(grad, correction, dim, keepdim, self):
+    """PyTorch's var_backward: ``2 / (N - correction) * grad * (x - mean)``; with no degrees of freedom left
+    the variance is nan, and so is its gradient."""
+    dof = _count(self.shape, dim) - correction
+    centered = self - formulas.mean(self, dim, keepdim=True)
+    return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
 
 
 class VarBackward0(Op):
@@ -189,63 +155,28 @@ class VarBackward0(Op):
         return _asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self)
 
     def d_self(grad, correction, dim, keepdim, self):
-        n = 1
-        for d in dim:
-            n *= self.shape[d]
-        centered = self - self.mean(dim=dim, keepdim=True)
-        dof = n - correction  # no degrees of freedom left: the variance is nan, and so is its gradient (PyTorch)
-        return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
-
-    def a_self(grad, correction, dim, keepdim, self):
-        n = 1
-        for d in dim:
-            n *= self.shape[d]
-        centered = self - _keepdim_mean(self, dim)
-        dof = n - correction
-        return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
+        return _var_backward(grad, correction, dim, keepdim, self)
 
 
 class StdBackward0(Op):
-    """out = sqrt(var) over dims"""
+    """out = sqrt(var) over dims; where it is 0 (constant values) its gradient is 0, as in PyTorch"""
     saves = ("correction", "dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
         return _asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self)
 
     def d_self(grad, correction, dim, keepdim, result, self):
-        n = 1
-        for d in dim:
-            n *= self.shape[d]
-        centered = self - self.mean(dim=dim, keepdim=True)
-        scale = _restore(grad, self.shape, dim, keepdim) / _restore(result, self.shape, dim, keepdim)
-        return scale * centered / (n - correction)
-
-    def a_self(grad, correction, dim, keepdim, result, self):
-        n = 1
-        for d in dim:
-            n *= self.shape[d]
-        centered = self - _keepdim_mean(self, dim)
-        scale = _restore(grad, self.shape, dim, keepdim) / _restore(result, self.shape, dim, keepdim)
-        return scale * centered / (n - correction)
-
-
-def _keepdim_mean(array, dims: tuple):
-    """``array.mean(dims, keepdim=True)`` of the tensor ops, on the array (the call MeanBackward1 makes)."""
-    xp = backend.namespace_of(array)
-    return _asarray(xp, xp.mean(array, axis=dims, keepdims=True), array)
+        grad_var = formulas.where(result == 0, 0.0, grad / (2 * result))
+        return _var_backward(grad_var, correction, dim, keepdim, self)
 
 
 class _EvenlyDistributed(Op):
-    """max()/min() of all elements: ties share the gradient evenly"""
+    """max()/min() of all elements: tied elements share the gradient evenly (a NaN result: the NaNs share it)"""
     saves = ("result", "self")
 
     def d_self(grad, result, self):
-        mask = self == result
-        return grad * mask / mask.sum()
-
-    def a_self(grad, result, self):  # (the count as a Python int: the tensor ops divide in the gradient's dtype)
-        mask = self == result
-        return grad * mask / int(mask.sum())
+        mask = formulas.isnan(self) if formulas.any_true(formulas.isnan(result)) else self == result
+        return formulas.where(mask, grad / formulas.count(mask), 0.0)
 
 
 class MaxBackward1(_EvenlyDistributed):
@@ -266,6 +197,26 @@ def _nonempty(array, op: str) -> None:
                            "Specify the reduction dim with the 'dim' argument.")
 
 
+class _Extremes(Op):
+    """amax/amin over dims: tied elements of a slice share its gradient evenly (PyTorch's scale_grad_by_count)"""
+    saves = ("dim", "keepdim", "result", "self")
+
+    def d_self(grad, dim, keepdim, result, self):
+        mask = self == _restore(result, self.shape, dim, keepdim)
+        share = formulas.cast_like(formulas.sum(mask, dim, keepdim=True), grad)
+        return _restore(grad, self.shape, dim, keepdim) / share * mask
+
+
+class AmaxBackward0(_Extremes):
+    def forward(xp, self, *, dim, keepdim):
+        return _asarray(xp, xp.max(self, axis=dim, keepdims=keepdim), self)
+
+
+class AminBackward0(_Extremes):
+    def forward(xp, self, *, dim, keepdim):
+        return _asarray(xp, xp.min(self, axis=dim, keepdims=keepdim), self)
+
+
 class _ValueSelecting(Op):
     """max/min over a dim: the gradient goes to the selected element of each slice"""
     saves = ("dim", "indices", "keepdim", "self_sym_sizes")
@@ -275,15 +226,10 @@ class _ValueSelecting(Op):
         return values if keepdim else xp.squeeze(values, axis=dim)
 
     def d_self(grad, dim, indices, keepdim, self_sym_sizes):
+        from .scatter_gather import ScatterAddBackward0
         grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
-        return _zeros_scatter(grad, self_sym_sizes, dim, indices)
-
-    def a_self(grad, dim, indices, keepdim, self_sym_sizes):
-        grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
-        xp = backend.namespace_of(grad)
-        out = xp.zeros(self_sym_sizes, dtype=grad.dtype)
-        _add_at_along(xp, out, indices, grad, dim)  # what ScatterAddBackward0 runs on its copy of the zeros
-        return out
+        zeros = formulas.zeros(self_sym_sizes, grad)
+        return formulas.call(ScatterAddBackward0, zeros, grad, dim=dim, index=indices)
 
 
 class MaxBackward0(_ValueSelecting):
@@ -306,90 +252,7 @@ class LogsumexpBackward0(Op):
 
     def d_self(grad, dim, keepdim, result, self):
         shape = self.shape
-        return _restore(grad, shape, dim, keepdim) * (self - _restore(result, shape, dim, keepdim)).exp()
-
-    def a_self(grad, dim, keepdim, result, self):
-        shape = self.shape
-        exp = backend.namespace_of(self).exp
-        return _restore(grad, shape, dim, keepdim) * exp(self - _restore(result, shape, dim, keepdim))
-
-
-class GatherBackward0(Op):
-    """out[i][j] = self[index[i][j]][j] (along ``dim``)"""
-    saves = ("dim", "index", "self_sym_sizes")
-    tensor_params = ("index",)  # saved version-checked, as PyTorch does
-
-    def forward(xp, self, *, dim, index):
-        if self.ndim == 0:  # a 0-d input gathers as a 1-element vector (PyTorch's rule)
-            return xp.take_along_axis(self.reshape(1), index.reshape(-1), axis=0).reshape(index.shape)
-        # index may be smaller than self in the other dims: the output is shaped like index (NumPy would broadcast)
-        corner = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(index.shape))
-        return xp.take_along_axis(self[corner], index, axis=dim)
-
-    def d_self(grad, dim, index, self_sym_sizes):
-        return _zeros_scatter(grad, self_sym_sizes, dim, index)
-
-
-class ScatterAddBackward0(Op):
-    """out = self, with src added at ``index`` along ``dim`` (repeated indices accumulate)"""
-    saves = ("dim", "index")
-    tensor_params = ("index",)
-    promotes = True
-
-    def forward(xp, self, src, *, dim, index):
-        out = self.copy()
-        _add_at_along(xp, out, index, src, dim)
-        return out
-
-    def d_self(grad, dim, index):
-        return grad
-
-    def d_src(grad, dim, index):
-        return GatherBackward0.apply(grad, dim=dim, index=index)
-
-
-class IndexSelectBackward0(Op):
-    """out = the slices of self at ``index`` (a vector) along ``dim``, in that order, repeats allowed"""
-    saves = ("dim", "index", "self_sym_sizes")
-    tensor_params = ("index",)  # saved version-checked, as PyTorch does
-
-    def forward(xp, self, *, dim, index):
-        if self.ndim == 0:  # a 0-d input: its one value, 0-d (PyTorch's rule)
-            return self.copy()
-        return xp.take(self, index.reshape(-1), axis=dim)
-
-    def d_self(grad, dim, index, self_sym_sizes):  # index_add into zeros: repeated slices accumulate
-        xp = backend.namespace_of(grad._data)
-        zeros = Tensor._make(xp.zeros(tuple(self_sym_sizes), dtype=grad._data.dtype))
-        if not self_sym_sizes:
-            return zeros + grad.sum()
-        key = (slice(None),) * dim + (index.reshape(-1),)
-        return zeros.index_put(key, grad, accumulate=True)
-
-    def a_self(grad, dim, index, self_sym_sizes):  # (the array form)
-        xp = backend.namespace_of(grad)
-        out = xp.zeros(tuple(self_sym_sizes), dtype=grad.dtype)
-        if not self_sym_sizes:
-            return out + grad.sum()
-        xp.add.at(out, (slice(None),) * dim + (index.reshape(-1),), grad)
-        return out
-
-
-def _add_at_along(xp, out, index, src, dim) -> None:
-    """``out[..., index, ...] += src`` along ``dim``, accumulating repeated indices."""
-    if out.ndim == 0:  # (a 0-d ``out`` takes its one element's additions; ``reshape`` is a view of it)
-        xp.add.at(out.reshape(1), index.reshape(-1), src.reshape(-1)[:index.size])
-        return
-    grids = list(xp.indices(index.shape, sparse=True))
-    grids[dim] = index
-    xp.add.at(out, tuple(grids), src[tuple(slice(0, s) for s in index.shape)])
-
-
-def _zeros_scatter(grad: Tensor, sizes: tuple, dim: int, index) -> Tensor:
-    """zeros(sizes) with ``grad`` added at ``index`` along ``dim`` (differentiable in ``grad``)."""
-    xp = backend.namespace_of(grad._data)
-    zeros = Tensor._make(xp.zeros(sizes, dtype=grad._data.dtype))
-    return ScatterAddBackward0.apply(zeros, grad, dim=dim, index=index)
+        return _restore(grad, shape, dim, keepdim) * formulas.exp(self - _restore(result, shape, dim, keepdim))
 
 
 # -- front-end functions ------------------------------------------------------------------------
@@ -399,8 +262,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - mirrors 
         input = input.to(dtype)
     elif input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8):
         input = input.to(backend.int64)  # PyTorch sums bool and small ints as int64
-    if dim is None:
-        return SumBackward0.apply(input)
+    if dim is None or dim == ():  # every dim (PyTorch reads an empty tuple so too)
+        if not keepdim:
+            return SumBackward0.apply(input)
+        dim = None
     return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim)
 
 
@@ -413,8 +278,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {input.dtype._legacy_name.replace('Tensor', '')}. [autograd_lab] convert first: t.float().mean()"
         )
-    if dim is None:
-        return MeanBackward0.apply(input)
+    if dim is None or dim == ():
+        if not keepdim:
+            return MeanBackward0.apply(input)
+        dim = None
     return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
 
 
@@ -482,22 +349,22 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
                              MinValuesIndices, minimum)
 
 
-def amax(input, dim=None, keepdim=False):
-    return max(input, dim, keepdim).values if dim is not None and isinstance(dim, int) else _amax_multi(
-        input, dim, keepdim, "max")
+def amax(input, dim=(), keepdim=False):
+    """The largest value over ``dim`` (all dims by default); tied elements share the gradient evenly."""
+    return AmaxBackward0.apply(input, dim=_amax_dims(input, dim, "amax"), keepdim=keepdim)
 
 
-def amin(input, dim=None, keepdim=False):
-    return min(input, dim, keepdim).values if dim is not None and isinstance(dim, int) else _amax_multi(
-        input, dim, keepdim, "min")
+def amin(input, dim=(), keepdim=False):
+    """The smallest value over ``dim`` (all dims by default); tied elements share the gradient evenly."""
+    return AminBackward0.apply(input, dim=_amax_dims(input, dim, "amin"), keepdim=keepdim)
 
 
-def _amax_multi(input, dim, keepdim, which):
-    dims = _dims(dim, input.ndim, "a" + which)
-    out = input
-    for d in reversed(dims):
-        out = (max if which == "max" else min)(out, d, keepdim=True).values
-    return out if keepdim else out.reshape(tuple(s for i, s in enumerate(input.shape) if i not in dims))
+def _amax_dims(input, dim, op: str) -> tuple:
+    dims = _dims(None if dim == () or dim is None else dim, input.ndim, op)
+    for d in dims:
+        if input.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    return dims
 
 
 def _arg(name):
@@ -520,91 +387,6 @@ argmin = _arg("argmin")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))``, without overflow."""
     return LogsumexpBackward0.apply(input, dim=_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
-
-
-def gather(input, dim, index):
-    """Pick values along ``dim`` at ``index`` (an int64 tensor shaped like the output)."""
-    d = _wrap_dim(dim, input.ndim, "gather")
-    _check_index("gather", input, d, index)
-    return GatherBackward0.apply(input, dim=d, index=index)
-
-
-def scatter_add(input, dim, index, src):
-    """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate)."""
-    d = _wrap_dim(dim, input.ndim, "scatter_add")
-    if not isinstance(src, Tensor):
-        raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
-    _check_index("scatter", input, d, index, src)
-    if src._data.dtype != input._data.dtype:
-        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype [autograd_lab] scatter_add got "
-                           f"self {input.dtype} and src {src.dtype}: convert src, e.g. src.to(self.dtype)")
-    return ScatterAddBackward0.apply(input, src, dim=d, index=index)
-
-
-def index_select(input, dim, index):
-    """The slices of ``input`` at ``index`` (a vector of int32/int64) along ``dim``, as a copy."""
-    d = _wrap_dim(dim, input.ndim, "index_select")
-    if not isinstance(index, Tensor):
-        raise TypeError(f"index_select(): argument 'index' must be Tensor, not {type(index).__name__}")
-    idx = index._data
-    if idx.ndim > 1:
-        raise IndexError(f"index_select(): Index is supposed to be a vector [autograd_lab] got an index of shape "
-                         f"{list(idx.shape)}: flatten it, or use gather for an index per element")
-    if not _int32_or_int64(idx):
-        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index [autograd_lab] got {index.dtype}: "
-                           "pass index.long()")
-    if input.ndim == 0 and idx.size != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
-    size = input.shape[d] if input.ndim else 1
-    value = _first_out_of_bounds(idx, size)
-    if value is not None:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} [autograd_lab] "
-                           f"index_select: indices along dim {d} must be in [0, {size - 1}]")
-    return IndexSelectBackward0.apply(input, dim=d, index=index)
-
-
-def _check_index(op: str, input, dim: int, index, src=None) -> None:
-    """PyTorch's checks of a gather/scatter index, with its messages: an int32/int64 tensor with the
-    input's number of dims, no larger than the input outside ``dim`` (and than ``src`` everywhere), and
-    every value in ``[0, input.shape[dim])`` (NumPy would wrap negative ones around)."""
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    idx = index._data
-    if not _int32_or_int64(idx):
-        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index [autograd_lab] got {index.dtype}: "
-                           "pass index.long()")
-    shape, ishape = tuple(input.shape), tuple(idx.shape)
-    if builtins.max(len(ishape), 1) != builtins.max(len(shape), 1):
-        what = "input" if op == "gather" else "self"
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor [autograd_lab] "
-                           f"{op} of a tensor of shape {list(shape)} got an index of shape {list(ishape)}")
-    if len(shape) == len(ishape):
-        larger = builtins.any(i > s for k, (i, s) in enumerate(zip(ishape, shape)) if k != dim)
-        if src is None and larger:
-            bad = next(k for k, (i, s) in enumerate(zip(ishape, shape)) if k != dim and i > s)
-            raise RuntimeError(f"Size does not match at dimension {bad} expected index {list(ishape)} to be no larger "
-                               f"than self {list(shape)} apart from dimension {dim}")
-        if src is not None and (larger or builtins.any(i > s for i, s in zip(ishape, src.shape))):
-            raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self {list(shape)} apart from "
-                               f"dimension {dim} and to be no larger size than src {list(src.shape)}")
-    size = shape[dim] if shape else 1
-    value = _first_out_of_bounds(idx, size)
-    if value is not None:
-        raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {size}")
-
-
-def _int32_or_int64(idx) -> bool:
-    """Whether an index array has one of the dtypes PyTorch's index ops take."""
-    return idx.dtype.kind in "iu" and idx.dtype.itemsize in (4, 8)
-
-
-def _first_out_of_bounds(idx, size: int) -> int | None:
-    """The first value of the index array ``idx`` outside ``[0, size)`` (NumPy would wrap a negative one
-    around), or ``None``."""
-    if not idx.size:
-        return None
-    outside = (idx < 0) | (idx >= size)
-    return int(backend.to_host(idx[outside]).flat[0]) if bool(outside.any()) else None
 
 
 def sum_to_size(input, *size):
@@ -631,8 +413,8 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
 
 def _bind() -> None:
     for name, fn in dict(sum=sum, mean=mean, prod=prod, var=var, std=std, max=max, min=min, amax=amax,
-                         amin=amin, argmax=argmax, argmin=argmin, logsumexp=logsumexp, gather=gather, index_select=index_select,
-                         scatter_add=scatter_add, sum_to_size=sum_to_size, all=all, any=any).items():
+                         amin=amin, argmax=argmax, argmin=argmin, logsumexp=logsumexp, sum_to_size=sum_to_size,
+                         all=all, any=any).items():
         setattr(Tensor, name, fn)
 
 

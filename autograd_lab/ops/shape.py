@@ -1,20 +1,17 @@
-"""Shape ops: views (view, reshape, transpose, permute, expand, squeeze, unsqueeze, split, unbind,
-narrow, select, diagonal) and copies (repeat, cat, stack, flip).
+"""Shape ops that are views: view, reshape, transpose, permute, expand, squeeze, unsqueeze, split,
+unbind, narrow, select, diagonal (and ``reshape``'s copy where no view can express it). The ops that
+build a new tensor from pieces (cat, stack, repeat, flip) are in :mod:`.join`.
 
 A view shares its base's memory and version counter (``_base`` points to the base): modifying one
-in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one.
-
-The views (and ``reshape``'s copy) give that rearrangement twice: ``d_self`` on tensors, the
-definition that ``create_graph`` records, and ``a_self`` on the raw array, the same NumPy call that
-backward without ``create_graph`` runs (``ops/_op.py``: backward on arrays; checked against each
-other in ``tests/test_fast_paths.py``). Slicing's gradient embeds the incoming one in zeros with
-``SliceBackwardBackward0``'s forward, unrecorded.
+in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one;
+slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``).
 """
 
 from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
+from . import formulas
 from ._op import Op
 
 
@@ -23,10 +20,6 @@ def _sizes(args) -> tuple:
     if len(args) == 1 and not isinstance(args[0], int):
         return tuple(int(s) for s in args[0])
     return tuple(int(s) for s in args)
-
-
-def _zeros(like: Tensor, shape) -> Tensor:
-    return Tensor._make(backend.namespace_of(like._data).zeros(shape, dtype=like._data.dtype))
 
 
 class ViewBackward0(Op):
@@ -47,9 +40,6 @@ class ViewBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
 
-    def a_self(grad, self_sym_sizes):  # array forms of the views (ops/_op.py): the same NumPy call on the array
-        return grad.reshape(self_sym_sizes)
-
 
 class ReshapeAliasBackward0(ViewBackward0):
     """out = self with another shape, same memory: reshape of a non-contiguous tensor that a view can
@@ -66,12 +56,9 @@ class UnsafeViewBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
 
-    a_self = ViewBackward0.a_self
-
 
 class AliasBackward0(Op):
     is_view = True
-    array_safe = True  # the gradient passes through unchanged
 
     def forward(xp, self):
         return self.view()
@@ -87,10 +74,7 @@ class TBackward0(Op):
         return self.T
 
     def d_self(grad):
-        return grad.t()
-
-    def a_self(grad):
-        return grad.T
+        return formulas.t(grad)
 
 
 class TransposeBackward0(Op):
@@ -101,10 +85,7 @@ class TransposeBackward0(Op):
         return xp.swapaxes(self, dim0, dim1)
 
     def d_self(grad, dim0, dim1):
-        return grad.transpose(dim0, dim1)
-
-    def a_self(grad, dim0, dim1):
-        return grad.swapaxes(dim0, dim1)
+        return formulas.transpose(grad, dim0, dim1)
 
 
 class PermuteBackward0(Op):
@@ -115,10 +96,7 @@ class PermuteBackward0(Op):
         return self.transpose(dims)  # (the array method: NumPy's xp.transpose is a Python wrapper around it)
 
     def d_self(grad, dims):
-        return grad.permute(_inverse(dims))
-
-    def a_self(grad, dims):
-        return grad.transpose(_inverse(dims))
+        return formulas.permute(grad, _inverse(dims))
 
 
 def _inverse(dims) -> list:
@@ -144,14 +122,7 @@ class ExpandBackward0(Op):
         return out
 
     def d_self(grad, self_sym_sizes):
-        return grad.sum_to_size(self_sym_sizes)
-
-    def a_self(grad, self_sym_sizes):  # sum_to_size on the array: the dims expand added or stretched
-        lead = grad.ndim - len(self_sym_sizes)
-        dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(self_sym_sizes)
-                                          if s == 1 and grad.shape[lead + i] != 1)
-        out = grad.sum(axis=dims, keepdims=True) if dims else grad
-        return out.reshape(self_sym_sizes) if lead else out
+        return formulas.sum_to(grad, self_sym_sizes)
 
 
 class _Squeeze(Op):
@@ -161,11 +132,8 @@ class _Squeeze(Op):
     def forward(xp, self, *, dim):
         return xp.squeeze(self, axis=dim)
 
-    def d_self(grad, *saved):  # saved ends with self_sym_sizes (after dim, for the variants that save it)
-        return grad.reshape(saved[-1])
-
-    def a_self(grad, *saved):
-        return grad.reshape(saved[-1])
+    def d_self(grad, self_sym_sizes):
+        return grad.reshape(self_sym_sizes)
 
 
 class SqueezeBackward0(_Squeeze):
@@ -195,50 +163,7 @@ class UnsqueezeBackward0(Op):
         return xp.expand_dims(self, dim)
 
     def d_self(grad, dim):
-        return grad.squeeze(dim)
-
-    def a_self(grad, dim):
-        return grad.squeeze(axis=dim)
-
-
-class RepeatBackward0(Op):
-    """out = self tiled ``repeats`` times along each dim (a copy)"""
-    saves = ("repeats", "self_sym_sizes")
-
-    def forward(xp, self, *, repeats):
-        lead = len(repeats) - self.ndim
-        return xp.tile(self.reshape((1,) * lead + self.shape), repeats)
-
-    def d_self(grad, repeats, self_sym_sizes):
-        lead = len(repeats) - len(self_sym_sizes)
-        sizes = (1,) * lead + tuple(self_sym_sizes)
-        split = []
-        for r, s in zip(repeats, sizes):
-            split += [r, s]
-        summed = grad.reshape(split).sum(dim=tuple(range(0, 2 * len(sizes), 2)))
-        return summed.reshape(self_sym_sizes)
-
-
-class CatBackward0(Op):
-    """out = inputs joined along ``dim``"""
-    saves = ("dim", "sizes")
-
-    def forward(xp, *tensors, dim, sizes):
-        return xp.concatenate(tensors, axis=dim)
-
-    def backward(grad, dim, sizes):
-        return tuple(grad.split(list(sizes), dim))
-
-
-class StackBackward0(Op):
-    """out = inputs stacked along a new ``dim``"""
-    saves = ("dim",)
-
-    def forward(xp, *tensors, dim):
-        return xp.stack(tensors, axis=dim)
-
-    def backward(grad, dim):
-        return tuple(grad.unbind(dim))
+        return formulas.squeeze(grad, dim)
 
 
 def _each(grads) -> tuple:
@@ -248,7 +173,7 @@ def _each(grads) -> tuple:
 
 def _fill_missing(grads, like_shapes, ref) -> list:
     """Gradients of multi-output views: outputs that got none contribute zeros."""
-    return [g if g is not None else _zeros(ref, shape) for g, shape in zip(grads, like_shapes)]
+    return [g if g is not None else formulas.zeros(shape, ref) for g, shape in zip(grads, like_shapes)]
 
 
 class SplitBackward0(Op):
@@ -270,7 +195,7 @@ class SplitBackward0(Op):
             shape = list(self_sym_sizes)
             shape[dim] = min(split_size, n - start)
             shapes.append(tuple(shape))
-        return cat(_fill_missing(grads, shapes, ref), dim)
+        return formulas.cat(_fill_missing(grads, shapes, ref), dim)
 
 
 class SplitWithSizesBackward0(Op):
@@ -293,7 +218,7 @@ class SplitWithSizesBackward0(Op):
             shape = list(self_sym_sizes)
             shape[dim] = s
             shapes.append(tuple(shape))
-        return cat(_fill_missing(grads, shapes, ref), dim)
+        return formulas.cat(_fill_missing(grads, shapes, ref), dim)
 
 
 class UnbindBackward0(Op):
@@ -308,17 +233,7 @@ class UnbindBackward0(Op):
     def backward(grads, dim):
         grads = _each(grads)
         ref = next(g for g in grads if g is not None)
-        return stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
-
-
-class FlipBackward0(Op):
-    saves = ("dims",)
-
-    def forward(xp, self, *, dims):
-        return xp.flip(self, axis=dims).copy()
-
-    def d_self(grad, dims):
-        return grad.flip(dims)
+        return formulas.stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
 
 
 class SliceBackward0(Op):
@@ -332,9 +247,6 @@ class SliceBackward0(Op):
     def d_self(grad, dim, end, self_sym_sizes, start, step):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
 
-    def a_self(grad, dim, end, self_sym_sizes, start, step):
-        return _embed_array(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
-
 
 class SelectBackward0(Op):
     """out = self[..., index, ...] at ``dim``, a view with one dim fewer"""
@@ -346,9 +258,6 @@ class SelectBackward0(Op):
 
     def d_self(grad, dim, index, self_sym_sizes):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (index,))
-
-    def a_self(grad, dim, index, self_sym_sizes):
-        return _embed_array(grad, self_sym_sizes, (slice(None),) * dim + (index,))
 
 
 class DiagonalBackward0(Op):
@@ -366,7 +275,8 @@ class DiagonalBackward0(Op):
         return xp.lib.stride_tricks.as_strided(moved, out.shape, strides)  # (writable: NumPy's default)
 
     def d_self(grad, dim1, dim2, offset, self_sym_sizes):
-        return DiagonalBackwardBackward0.apply(grad, sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1, dim2=dim2)
+        return formulas.call(DiagonalBackwardBackward0, grad, sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1,
+                             dim2=dim2)
 
 
 class DiagonalBackwardBackward0(Op):
@@ -381,7 +291,7 @@ class DiagonalBackwardBackward0(Op):
         return out
 
     def d_self(grad, dim1, dim2, offset):
-        return grad.diagonal(offset, dim1, dim2)
+        return formulas.call(DiagonalBackward0, grad, offset=offset, dim1=dim1, dim2=dim2)
 
 
 class SliceBackwardBackward0(Op):
@@ -394,16 +304,12 @@ class SliceBackwardBackward0(Op):
         return out
 
     def d_self(grad, index):
-        return Tensor.__getitem__(grad, index)
+        return grad[index]
 
 
-def _embed(grad: Tensor, sizes, index) -> Tensor:
-    return SliceBackwardBackward0.apply(grad, sizes=tuple(sizes), index=index)
-
-
-def _embed_array(grad, sizes, index):
-    """``_embed`` on the array: ``SliceBackwardBackward0``'s forward, without recording it."""
-    return SliceBackwardBackward0.forward(backend.namespace_of(grad), grad, sizes=tuple(sizes), index=index)
+def _embed(grad, sizes, index):
+    """zeros(sizes) with ``grad`` written at the basic index ``index``: a slice's or a select's gradient."""
+    return formulas.call(SliceBackwardBackward0, grad, sizes=tuple(sizes), index=index)
 
 
 # -- front-end functions ------------------------------------------------------------------------
@@ -549,56 +455,6 @@ def unsqueeze(input, dim):
     return UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input.ndim + 1, "unsqueeze"))
 
 
-def repeat(input, *repeats):
-    repeats = _sizes(repeats)
-    if len(repeats) < input.ndim:
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-                           f"tensor (repeat dims {list(repeats)}, tensor shape {list(input.shape)})")
-    return RepeatBackward0.apply(input, repeats=repeats)
-
-
-def cat(tensors, dim=0):
-    """Join tensors along an existing ``dim``; all other sizes must match."""
-    tensors = list(tensors)
-    if not tensors:
-        raise ValueError("cat(): expected a non-empty list of Tensors")
-    ref = tensors[0]
-    d = _wrap_dim(dim, ref.ndim, "cat")
-    target = backend.result_type(*tensors) if len({t._data.dtype for t in tensors}) > 1 else None
-    for i, t in enumerate(tensors):
-        if t.ndim != ref.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim} "
-                               f"(cat of shapes {[list(x.shape) for x in tensors]})")
-        for k in range(ref.ndim):
-            if k != d and t.shape[k] != ref.shape[k]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref.shape[k]} but got size "
-                    f"{t.shape[k]} for tensor number {i} in the list. [autograd_lab] cat of shapes "
-                    f"{[list(x.shape) for x in tensors]}"
-                )
-    if target is not None:
-        tensors = [t if t.dtype is target else t.to(target) for t in tensors]
-    return CatBackward0.apply(*tensors, dim=d, sizes=tuple(t.shape[d] for t in tensors))
-
-
-concat = concatenate = cat
-
-
-def stack(tensors, dim=0):
-    """Join same-shaped tensors along a new ``dim``."""
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    for i, t in enumerate(tensors):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
-                               f"entry 0 and {list(t.shape)} at entry {i}")
-    if len({t._data.dtype for t in tensors}) > 1:
-        target = backend.result_type(*tensors)
-        tensors = [t if t.dtype is target else t.to(target) for t in tensors]
-    return StackBackward0.apply(*tensors, dim=_wrap_dim(dim, tensors[0].ndim + 1, "stack"))
-
-
 def split(input, split_size_or_sections, dim=0):
     """Views of consecutive pieces: of size ``split_size`` each, or of the listed sizes."""
     d = _wrap_dim(dim, input.ndim, "split")
@@ -624,11 +480,6 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views."""
     return UnbindBackward0.apply(input, dim=_wrap_dim(dim, input.ndim, "unbind"))
-
-
-def flip(input, *dims):
-    dims = tuple(_wrap_dim(d, input.ndim, "flip") for d in _sizes(dims))
-    return FlipBackward0.apply(input, dims=dims)
 
 
 def narrow(input, dim, start, length):
@@ -669,8 +520,8 @@ def _bind() -> None:
     methods = dict(
         view=view, reshape=reshape, flatten=flatten, unflatten=unflatten, t=t, transpose=transpose,
         swapaxes=swapaxes, permute=permute, movedim=movedim, expand=expand, expand_as=expand_as,
-        broadcast_to=broadcast_to, squeeze=squeeze, unsqueeze=unsqueeze, repeat=repeat, split=split,
-        chunk=chunk, unbind=unbind, flip=flip, narrow=narrow, select=select, diagonal=diagonal,
+        broadcast_to=broadcast_to, squeeze=squeeze, unsqueeze=unsqueeze, split=split,
+        chunk=chunk, unbind=unbind, narrow=narrow, select=select, diagonal=diagonal,
         contiguous=contiguous, view_as=lambda self, other: view(self, other.shape),
         reshape_as=lambda self, other: reshape(self, other.shape),
     )

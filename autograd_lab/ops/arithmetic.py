@@ -1,0 +1,317 @@
+"""Arithmetic: ``+ - * / ** %`` and their functions (``add``, ``sub``, ``mul``, ``div``, ``pow``...).
+
+Every binary op broadcasts; its derivatives are written for the broadcast shape and the engine sums
+them back to each input's shape. Python numbers may appear as operands: their ``next_functions``
+entry is ``(None, 0)``, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from .. import backend
+from ..tensor import Tensor
+from . import formulas
+from ._op import Op
+
+_OPERAND_TYPES = frozenset((Tensor, bool, int, float))  # taken as they are (one set lookup on the per-op path)
+
+
+def _operand(x, op: str):
+    """A Tensor or Python number; NumPy values become one of these; anything else is a TypeError."""
+    if x.__class__ in _OPERAND_TYPES or isinstance(x, (Tensor, bool, int, float)):
+        return x
+    if isinstance(x, backend.np.generic):
+        return x.item()
+    if isinstance(x, backend.np.ndarray):
+        return Tensor._make(x)
+    raise TypeError(f"{op}(): unsupported operand type {type(x).__name__}; expected a Tensor or a Python number")
+
+
+class AddBackward0(Op):
+    """out = self + alpha * other"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, other, *, alpha=1):
+        return self + other if alpha == 1 else self + alpha * other
+
+    def d_self(grad):
+        return grad
+
+    def d_other(grad, alpha):
+        return grad if alpha == 1 else grad * alpha
+
+
+class SubBackward0(Op):
+    """out = self - alpha * other"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, other, *, alpha=1):
+        return self - other if alpha == 1 else self - alpha * other
+
+    def d_self(grad):
+        return grad
+
+    def d_other(grad, alpha):
+        return -grad if alpha == 1 else grad * -alpha
+
+
+class RsubBackward1(Op):
+    """out = other - alpha * self, for ``number - tensor``"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, *, other, alpha=1):
+        return other - self if alpha == 1 else other - alpha * self
+
+    def d_self(grad, alpha):
+        return -grad if alpha == 1 else grad * -alpha
+
+
+class MulBackward0(Op):
+    """out = self * other"""
+    saves = ("self", "other")
+    promotes = True
+
+    def forward(xp, self, other):
+        return self * other
+
+    def d_self(grad, other):
+        return grad * other
+
+    def d_other(grad, self):
+        return grad * self
+
+
+class DivBackward0(Op):
+    """out = self / other (true division: integers give floats)"""
+    saves = ("self", "other")
+    promotes = "float"
+
+    def forward(xp, self, other):
+        return self / other
+
+    def d_self(grad, other):
+        return grad / other
+
+    def d_other(grad, self, other):
+        return -grad * self / (other * other)
+
+
+class DivBackward2(Op):
+    """out = self / other rounded with ``rounding_mode`` ('floor' or 'trunc'): piecewise constant"""
+    saves = ("rounding_mode",)
+    promotes = True
+
+    def forward(xp, self, other, *, rounding_mode):
+        quotient = xp.true_divide(self, other)
+        out = xp.floor(quotient) if rounding_mode == "floor" else xp.trunc(quotient)
+        return xp.asarray(out).astype(xp.result_type(self, other))
+
+    def d_self(grad):
+        return grad * 0  # zero where defined; keeps NaN/inf where the incoming gradient has them (PyTorch's formula)
+
+    def d_other(grad):
+        return grad * 0
+
+
+class ReciprocalBackward0(Op):
+    """out = 1 / self"""
+    saves = ("result",)
+    promotes = "float"
+
+    def forward(xp, self):
+        return 1 / self
+
+    def d_self(grad, result):
+        return -grad * result * result
+
+
+class NegBackward0(Op):
+    """out = -self"""
+
+    def forward(xp, self):
+        return -self
+
+    def d_self(grad):
+        return -grad
+
+
+class PowBackward0(Op):
+    """out = self ** exponent, exponent a number"""
+    saves = ("exponent", "self")
+
+    def forward(xp, self, *, exponent):
+        return self ** exponent
+
+    def d_self(grad, exponent, self):
+        if exponent == 0:
+            return formulas.zeros_like(grad)
+        return grad * exponent * self ** (exponent - 1)
+
+
+class PowBackward1(Op):
+    """out = self ** exponent, both tensors"""
+    saves = ("self", "exponent", "result")
+    promotes = True
+
+    def forward(xp, self, exponent):
+        if exponent.dtype.kind in "iu" and self.dtype.kind in "iu":
+            return _int_power(xp, self, exponent)
+        return self ** exponent
+
+    def d_self(grad, self, exponent):
+        return formulas.where(exponent == 0, 0.0, grad * exponent * self ** (exponent - 1))
+
+    def d_exponent(grad, self, exponent, result):
+        return formulas.where((self == 0) & (exponent >= 0), 0.0, grad * result * formulas.log(self))
+
+
+class PowBackward2(Op):
+    """out = self ** exponent, self a number and exponent a tensor"""
+    saves = ("exponent", "result", "self")
+
+    def forward(xp, exponent, *, self):
+        base = xp.asarray(self, dtype=exponent.dtype)
+        return _int_power(xp, base, exponent) if exponent.dtype.kind in "iu" else base ** exponent
+
+    def d_exponent(grad, exponent, result, self):
+        if self == 0:
+            return formulas.where(exponent >= 0, 0.0, grad * result * float("-inf"))
+        return grad * result * float(backend.np.log(self))
+
+
+class RemainderBackward0(Op):
+    """out = self - floor(self / other) * other (Python's %)"""
+    saves = ("self", "other")
+    promotes = True
+
+    def forward(xp, self, other):
+        return xp.remainder(self, other)
+
+    def d_self(grad):
+        return grad
+
+    def d_other(grad, self, other):
+        return -grad * formulas.floor_div(self, other)
+
+
+# -- front-end functions ------------------------------------------------------------------------
+def add(input, other, *, alpha=1):
+    """``input + alpha * other``, broadcasting."""
+    if input.__class__ is not Tensor:  # (the common case, a tensor plus a tensor or a number, checks nothing)
+        input = _operand(input, "add")
+    if other.__class__ not in _OPERAND_TYPES:
+        other = _operand(other, "add")
+    return AddBackward0.apply(input, other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``, broadcasting."""
+    if not isinstance(input, Tensor):
+        return RsubBackward1.apply(other, other=_operand(input, "sub"), alpha=alpha)
+    return SubBackward0.apply(input, _operand(other, "sub"), alpha=alpha)
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    if not isinstance(other, Tensor):
+        return RsubBackward1.apply(input, other=_operand(other, "rsub"), alpha=alpha)
+    return SubBackward0.apply(other, input, alpha=alpha)
+
+
+def mul(input, other):
+    """``input * other``, broadcasting."""
+    if input.__class__ is not Tensor:  # (as in add)
+        input = _operand(input, "mul")
+    if other.__class__ not in _OPERAND_TYPES:
+        other = _operand(other, "mul")
+    return MulBackward0.apply(input, other)
+
+
+def div(input, other, *, rounding_mode=None):
+    """``input / other``: true division, or rounded with ``rounding_mode='floor'``/``'trunc'``.
+
+    Rounded quotients are piecewise constant, so their gradient is zero; integer inputs stay integer.
+    """
+    if rounding_mode is None:
+        if not isinstance(input, Tensor):  # number / tensor, recorded as PyTorch records it
+            return mul(reciprocal(other), input)
+        return DivBackward0.apply(input, _operand(other, "div"))
+    if rounding_mode not in ("floor", "trunc"):
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    input, other = _operand(input, "div"), _operand(other, "div")
+    target = backend.result_type(input, other)
+    if target.is_floating_point:
+        return DivBackward2.apply(input, other, rounding_mode=rounding_mode)
+    a = input._data if isinstance(input, Tensor) else input
+    b = other._data if isinstance(other, Tensor) else other
+    xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
+    out = xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(xp.true_divide(a, b))
+    return Tensor._make(xp.asarray(out).astype(target.np_dtype))
+
+
+def reciprocal(input):
+    return ReciprocalBackward0.apply(input)
+
+
+def neg(input):
+    return NegBackward0.apply(input)
+
+
+def _int_power(xp, base, exponent):
+    """Integer powers as PyTorch computes them where an exponent is negative (NumPy raises): the
+    truncated reciprocal, 0 except for bases 1 (1) and -1 (+-1 by parity)."""
+    if not (exponent < 0).any():
+        return base ** exponent
+    result = base ** xp.where(exponent < 0, 0, exponent)
+    inverse = xp.where(base == 1, 1, xp.where(base == -1, xp.where(exponent % 2 == 0, 1, -1), 0))
+    return xp.where(exponent < 0, inverse, result).astype(result.dtype, copy=False)
+
+
+def pow(input, exponent):
+    """``input ** exponent``: either may be a tensor."""
+    if not isinstance(input, Tensor):
+        return PowBackward2.apply(exponent, self=_operand(input, "pow"))
+    if isinstance(exponent, Tensor):
+        return PowBackward1.apply(input, exponent)
+    exponent = _operand(exponent, "pow")
+    if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iu":
+        raise RuntimeError("Integers to negative integer powers are not allowed. [autograd_lab] pow: make the "
+                           f"{input.dtype} tensor floating point first (x.double() ** {exponent})")
+    if isinstance(exponent, float) and not input.is_floating_point():
+        input = input.to(backend.get_default_dtype())
+    return PowBackward0.apply(input, exponent=exponent)
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def remainder(input, other):
+    return RemainderBackward0.apply(_operand(input, "remainder"), _operand(other, "remainder"))
+
+
+def floor_divide(input, other):
+    return div(input, other, rounding_mode="floor")
+
+
+def _bind() -> None:
+    """Tensor methods and operators for this family."""
+    def reflected(fn):
+        return lambda self, other: fn(other, self)
+
+    methods = dict(
+        add=add, sub=sub, mul=mul, div=div, true_divide=div, reciprocal=reciprocal, neg=neg, pow=pow,
+        remainder=remainder, square=square, floor_divide=floor_divide, multiply=mul, subtract=sub, divide=div,
+        negative=neg,
+        __add__=add, __radd__=add, __sub__=sub, __rsub__=rsub, __mul__=mul, __rmul__=mul,
+        __truediv__=div, __rtruediv__=reflected(div), __pow__=pow, __rpow__=reflected(pow),
+        __mod__=remainder, __rmod__=reflected(remainder), __floordiv__=floor_divide,
+        __rfloordiv__=reflected(floor_divide), __neg__=neg, __pos__=lambda self: self,
+    )
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+
+
+_bind()

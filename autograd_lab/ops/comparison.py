@@ -1,0 +1,90 @@
+"""Comparisons and logic: ``== != < <= > >=``, ``logical_*``, bitwise ops, ``isnan``/``isinf``/``isfinite``.
+
+Their results are bool (or integer) tensors with no history: nothing to differentiate.
+"""
+
+from __future__ import annotations
+
+from .. import backend
+from ..tensor import Tensor
+from ._errors import OpError, broadcast_message
+from .arithmetic import _operand
+
+
+def _compare(name: str):
+    def fn(input, other):
+        if other is None:
+            return NotImplemented  # t == None is False, as in PyTorch
+        a = input._data if isinstance(input, Tensor) else input
+        b = other._data if isinstance(other, Tensor) else _operand(other, name)
+        xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
+        try:
+            return Tensor._make(getattr(xp, name)(a, b))
+        except ValueError as exc:
+            shapes = [tuple(x._data.shape) for x in (input, other) if isinstance(x, Tensor)]
+            if "broadcast" in str(exc) and len(shapes) == 2:
+                raise OpError(broadcast_message(fn.__name__, shapes)) from exc
+            raise RuntimeError(f"{fn.__name__}: cannot compare tensors of shapes {shapes}: {exc}") from exc
+    fn.__name__ = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                   "greater_equal": "ge", "logical_and": "logical_and", "logical_or": "logical_or",
+                   "logical_xor": "logical_xor"}[name]
+    return fn
+
+
+eq = _compare("equal")
+ne = _compare("not_equal")
+lt = _compare("less")
+le = _compare("less_equal")
+gt = _compare("greater")
+ge = _compare("greater_equal")
+logical_and = _compare("logical_and")
+logical_or = _compare("logical_or")
+logical_xor = _compare("logical_xor")
+
+
+def logical_not(input):
+    return Tensor._make(backend.namespace_of(input._data).logical_not(input._data))
+
+
+def _bitwise(name: str):
+    def fn(input, other):
+        a, b = input._data, (other._data if isinstance(other, Tensor) else other)
+        if input._data.dtype.kind == "f" or (isinstance(other, Tensor) and other._data.dtype.kind == "f"):
+            raise TypeError(f"{name} is only supported for integer and boolean tensors, got {input.dtype!r}")
+        return Tensor._make(getattr(backend.namespace_of(a), name)(a, b))
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+
+
+def isnan(input):
+    return Tensor._make(backend.namespace_of(input._data).isnan(input._data))
+
+
+def isinf(input):
+    return Tensor._make(backend.namespace_of(input._data).isinf(input._data))
+
+
+def isfinite(input):
+    return Tensor._make(backend.namespace_of(input._data).isfinite(input._data))
+
+
+def _bind() -> None:
+    methods = dict(
+        eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge, greater=gt, less=lt, logical_and=logical_and, logical_or=logical_or,
+        logical_xor=logical_xor, logical_not=logical_not, isnan=isnan, isinf=isinf, isfinite=isfinite,
+        __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
+        __and__=lambda a, b: logical_and(a, b) if a.dtype is backend.bool_ else bitwise_and(a, b),
+        __or__=lambda a, b: logical_or(a, b) if a.dtype is backend.bool_ else bitwise_or(a, b),
+        __xor__=lambda a, b: logical_xor(a, b) if a.dtype is backend.bool_ else bitwise_xor(a, b),
+        __invert__=lambda a: logical_not(a) if a.dtype is backend.bool_ else
+        Tensor._make(backend.namespace_of(a._data).invert(a._data)),
+    )
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+
+
+_bind()

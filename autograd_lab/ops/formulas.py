@@ -1,0 +1,304 @@
+"""The small namespace every derivative formula is written in: each function takes arrays or tensors.
+
+A derivative is written once, like a line of PyTorch's ``derivatives.yaml``::
+
+    def d_self(grad, result):          # TanhBackward0
+        return grad * (1 - result * result)
+
+    def d_self(grad, dim, result):     # SoftmaxBackward0
+        return result * (grad - sum(grad * result, dim, keepdim=True))
+
+It runs in two worlds. In a ``backward()`` without ``create_graph`` nothing records the derivative, so
+it runs on the raw arrays (NumPy or CuPy): no Tensor is made for its intermediate results. Under
+``create_graph`` it runs on tensors, and each operation it makes is recorded, so the derivative can be
+differentiated again. Python's operators (``+ - * / ** @``, comparisons, ``&``, ``.shape``, ``.ndim``)
+mean the same on both. Everything else a formula needs is a function of this module, which looks at its
+arguments: any tensor among them, and it calls the tensor op (recorded); arrays only, and it calls the
+array library directly. (HIPS autograd writes its derivative rules the same way, against one namespace.)
+
+Derivatives whose work is an op of their own (``SliceBackwardBackward0``, the convolution's backward)
+go through :func:`call`: the op's ``forward`` on arrays, its ``apply`` on tensors.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from .. import backend
+from ..autograd import engine
+from ..tensor import Tensor
+
+_ndarray = backend.np.ndarray
+
+
+def _xp(array):
+    """The array library of ``array`` (NumPy, or CuPy for a CUDA array)."""
+    return backend.np if array.__class__ is _ndarray else backend.namespace_of(array)
+
+
+def _tensor_among(values) -> bool:
+    for v in values:
+        if isinstance(v, Tensor):
+            return True
+    return False
+
+
+def call(op, *inputs, **params):
+    """Run the op class ``op``: its ``forward`` on arrays (nothing recorded), its ``apply`` on tensors."""
+    if _tensor_among(inputs):
+        return op.apply(*inputs, **params)
+    return op.forward(_xp(inputs[0]), *inputs, **params)
+
+
+# -- elementwise --------------------------------------------------------------------------------
+def exp(x):
+    return x.exp() if isinstance(x, Tensor) else _xp(x).exp(x)
+
+
+def log(x):
+    return x.log() if isinstance(x, Tensor) else _xp(x).log(x)
+
+
+def log1p(x):
+    return x.log1p() if isinstance(x, Tensor) else _xp(x).log1p(x)
+
+
+def sqrt(x):
+    return x.sqrt() if isinstance(x, Tensor) else _xp(x).sqrt(x)
+
+
+def sin(x):
+    return x.sin() if isinstance(x, Tensor) else _xp(x).sin(x)
+
+
+def cos(x):
+    return x.cos() if isinstance(x, Tensor) else _xp(x).cos(x)
+
+
+def sign(x):
+    return x.sign() if isinstance(x, Tensor) else _xp(x).sign(x)
+
+
+def abs(x):  # noqa: A001 - the same name as in every array library
+    return x.abs() if isinstance(x, Tensor) else _xp(x).abs(x)
+
+
+def tanh(x):
+    return x.tanh() if isinstance(x, Tensor) else _xp(x).tanh(x)
+
+
+def sigmoid(x):
+    return x.sigmoid() if isinstance(x, Tensor) else _pointwise.SigmoidBackward0.forward(_xp(x), x)  # (no overflow)
+
+
+def where(condition, x, y):
+    """``x`` where ``condition`` holds, else ``y`` (either may be a Python number, which keeps the other's dtype).
+
+    On arrays, where one side is the number 0 (the masks of relu, clamp, maximum, the losses): the other side
+    times the mask, which NumPy computes about 15 times faster than its ``where``. It is the same array except
+    where that side holds a NaN or an infinity (times 0 gives NaN; then ``where`` itself runs) and for the
+    sign of zeros (adding 0.0 makes every zero positive, as ``where`` gives them).
+    """
+    if isinstance(condition, Tensor) or isinstance(x, Tensor) or isinstance(y, Tensor):
+        if not isinstance(condition, Tensor):
+            condition = Tensor._make(condition)
+        return _pointwise.where(condition, x, y)
+    xp = _xp(condition)
+    if y.__class__ is float and y == 0 and hasattr(x, "dtype") or x.__class__ is float and x == 0 and hasattr(y, "dtype"):
+        out = x * condition if hasattr(x, "dtype") else y * ~condition
+        if not xp.isnan(out).any():
+            out += 0.0
+            return out
+    return xp.where(condition, x, y)
+
+
+def floor_div(a, b):
+    """``floor(a / b)`` (either may be a number)."""
+    if _tensor_among((a, b)):
+        return (a / b).floor()
+    return _xp(a if hasattr(a, "dtype") else b).floor(a / b)
+
+
+def clamp_min(x, low):
+    return x.clamp(min=low) if isinstance(x, Tensor) else _xp(x).maximum(x, low)
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+def reshape(x, shape):
+    return x.reshape(shape)  # (the same method on arrays and tensors)
+
+
+def expand(x, shape):
+    """``x`` broadcast to ``shape`` without copying (a read-only view on arrays)."""
+    if isinstance(x, Tensor):
+        return x.expand(shape)
+    if x.__class__ is _ndarray and x.ndim == 0:  # (a loss's gradient: a zero-stride view, without the
+        view = _ndarray(shape, x.dtype, x, 0, (0,) * len(shape))  # cost of broadcast_to's checks)
+        view.flags.writeable = False
+        return view
+    return _xp(x).broadcast_to(x, shape)
+
+
+def sum_to(x, shape):
+    """``x`` summed down to ``shape``: the inverse of broadcasting ``shape`` up to ``x``'s shape (on arrays, the
+    engine's own function, the one place that undoes broadcasting)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    return x.sum_to_size(shape) if isinstance(x, Tensor) else engine.sum_to(x, shape)
+
+
+def t(x):
+    """The transpose of a matrix."""
+    return x.t() if isinstance(x, Tensor) else x.T
+
+
+def transpose(x, dim0: int, dim1: int):
+    return x.transpose(dim0, dim1) if isinstance(x, Tensor) else x.swapaxes(dim0, dim1)
+
+
+def permute(x, dims):
+    return x.permute(tuple(dims)) if isinstance(x, Tensor) else x.transpose(tuple(dims))
+
+
+def unsqueeze(x, dim: int):
+    return x.unsqueeze(dim) if isinstance(x, Tensor) else _xp(x).expand_dims(x, dim)
+
+
+def squeeze(x, dim: int):
+    return x.squeeze(dim) if isinstance(x, Tensor) else _xp(x).squeeze(x, axis=dim)
+
+
+def flip(x, dims):
+    return x.flip(tuple(dims)) if isinstance(x, Tensor) else _xp(x).flip(x, axis=tuple(dims)).copy()
+
+
+# -- reductions -----------------------------------------------------------------------------------
+def sum(x, dims=None, keepdim: bool = False):  # noqa: A001
+    """The sum over ``dims`` (an int, a tuple, or every dim when ``None``); a boolean mask sums to int64."""
+    if isinstance(x, Tensor):
+        return x.sum() if dims is None and not keepdim else x.sum(dims, keepdim=keepdim)
+    return _xp(x).asarray(x.sum(axis=dims, keepdims=keepdim))
+
+
+def mean(x, dims=None, keepdim: bool = False):
+    if isinstance(x, Tensor):
+        return x.mean() if dims is None and not keepdim else x.mean(dims, keepdim=keepdim)
+    return _xp(x).asarray(_xp(x).mean(x, axis=None if dims is None else dims, keepdims=keepdim), dtype=x.dtype)
+
+
+def var(x, dims, correction: int = 1, keepdim: bool = False):
+    """The variance over ``dims`` (``correction=0``: the biased one)."""
+    if isinstance(x, Tensor):
+        return x.var(dims, correction=correction, keepdim=keepdim)
+    return _xp(x).asarray(_xp(x).var(x, axis=dims, ddof=correction, keepdims=keepdim), dtype=x.dtype)
+
+
+def prod(x, dim: int):
+    return x.prod(dim) if isinstance(x, Tensor) else _xp(x).prod(x, axis=dim)
+
+
+def isnan(x):
+    return x.isnan() if isinstance(x, Tensor) else _xp(x).isnan(x)
+
+
+def count(mask) -> int:
+    """How many elements of a boolean mask are true (a Python int: a constant of the derivative)."""
+    return int(mask.sum())
+
+
+def any_true(mask) -> bool:
+    """Whether any element of a boolean mask is true (a Python bool, on arrays or tensors)."""
+    return builtins.bool(mask.any())
+
+
+def numel(x) -> int:
+    """The number of elements."""
+    return x.numel() if isinstance(x, Tensor) else int(x.size)
+
+
+# -- products ---------------------------------------------------------------------------------------
+def mm(a, b):
+    """The product of two matrices (``mm`` on tensors; on arrays ``dot`` or ``@``, whichever is quicker for its
+    size: NumPy's ``dot`` costs less per call, but zeroes its output before the product, which costs more
+    than it saves once the product is large, a layer's weight gradient; benchmarks/NOTES.md, round 6)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return _linalg.mm(a if isinstance(a, Tensor) else Tensor._make(a), b if isinstance(b, Tensor) else Tensor._make(b))
+    return a.dot(b) if a.shape[0] * b.shape[1] <= 4096 else a @ b
+
+
+def bmm(a, b):
+    """Batched matrix products (3-D by 3-D)."""
+    if _tensor_among((a, b)):
+        return a.bmm(b)
+    return _xp(a).matmul(a, b)
+
+
+def mv(a, v):
+    """A matrix times a vector."""
+    if _tensor_among((a, v)):
+        return a.mv(v)
+    return a @ v
+
+
+# -- making and joining ---------------------------------------------------------------------------------
+def zeros(shape, like):
+    """Zeros of ``shape`` with ``like``'s dtype and device."""
+    if isinstance(like, Tensor):
+        return Tensor._make(backend.namespace_of(like._data).zeros(tuple(shape), dtype=like._data.dtype))
+    return _xp(like).zeros(tuple(shape), dtype=like.dtype)
+
+
+def zeros_like(x):
+    return zeros(x.shape, x)
+
+
+def to_device(x, device):
+    """``x`` on ``device`` (itself where it is there already, or ``device`` is None)."""
+    if device is None:
+        return x
+    return x.to(device) if isinstance(x, Tensor) else backend.move(x, device)
+
+
+def cast_like(x, like):
+    """``x`` in ``like``'s dtype (a tensor's ``.to``, an array's ``astype``)."""
+    target = like._data.dtype if isinstance(like, Tensor) else like.dtype
+    if isinstance(x, Tensor):
+        return x if x._data.dtype == target else x.to(backend.from_np(target))
+    return x if x.dtype == target else x.astype(target)
+
+
+def array_of(x):
+    """The array underneath (a tensor's data): for values a derivative uses as constants, not differentiated."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def cat(xs, dim: int):
+    return _join.cat(xs, dim) if _tensor_among(xs) else _xp(xs[0]).concatenate(xs, axis=dim)
+
+
+def stack(xs, dim: int):
+    return _join.stack(xs, dim) if _tensor_among(xs) else _xp(xs[0]).stack(xs, axis=dim)
+
+
+def split(x, sizes, dim: int) -> tuple:
+    """``x`` cut along ``dim`` into pieces of the given sizes."""
+    if isinstance(x, Tensor):
+        return tuple(x.split(list(sizes), dim))
+    bounds, total = [], 0
+    for s in sizes[:-1]:
+        total += s
+        bounds.append(total)
+    return tuple(_xp(x).split(x, bounds, axis=dim))
+
+
+def unbind(x, dim: int) -> tuple:
+    if isinstance(x, Tensor):
+        return tuple(x.unbind(dim))
+    return tuple(_xp(x).moveaxis(x, dim, 0))
+
+
+# The tensor ops this namespace calls (their modules import this one, so they are bound once all are loaded).
+from . import join as _join  # noqa: E402
+from . import linalg as _linalg  # noqa: E402
+from . import pointwise as _pointwise  # noqa: E402

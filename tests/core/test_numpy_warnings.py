@@ -1,0 +1,58 @@
+"""PyTorch is silent where IEEE arithmetic gives inf or nan; so are our ops (NumPy would warn)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("al.tensor([0.0, -1.0]).log()", [-np.inf, np.nan]),
+    ("al.tensor([1000.0]).exp()", [np.inf]),
+    ("al.tensor([0.0, 1.0]) / 0", [np.nan, np.inf]),
+    ("al.tensor([0.0]).rsqrt()", [np.inf]),
+    ("al.tensor([-1.0]).sqrt()", [np.nan]),
+])
+def test_ops_giving_inf_or_nan_do_not_warn(expr, expected):
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.filterwarnings("always", append=True)  # (after autograd_lab's filter, before nothing else)
+        out = eval(expr, {"al": al})  # noqa: S307  (the cases above)
+        theirs = eval(expr.replace("al.", "torch."), {"torch": torch})  # noqa: S307
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in caught]
+    assert np.array_equal(out.numpy(), np.array(expected), equal_nan=True)
+    assert np.array_equal(out.numpy(), theirs.numpy(), equal_nan=True)
+
+
+def test_a_backward_through_inf_does_not_warn_and_anomaly_mode_still_reports_nan():
+    x = al.tensor([0.0, 1.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.filterwarnings("always", append=True)
+        x.sqrt().sum().backward()  # d sqrt(x) at 0: 1 / (2 * 0) = inf
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert x.grad.tolist() == [np.inf, 0.5]
+    y = al.tensor([0.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="returned nan values"), al.autograd.detect_anomaly():
+        (y.sqrt() * 0.0).sum().backward()  # inf * 0 = nan
+
+
+def test_numpy_code_of_the_user_keeps_its_warnings():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.filterwarnings("always", append=True)
+        np.log(np.zeros(1))
+    assert any("divide by zero" in str(w.message) for w in caught)
+
+
+def test_a_plain_import_sets_the_filter():
+    """Outside pytest (a script, a notebook) the import alone does it: run in a fresh interpreter that
+    shows every warning (-W always would override any filter, so the default filters are kept)."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, autograd_lab as al; al.tensor([0.0]).log(); (al.tensor([0.0], requires_grad=True)"
+            ".sqrt().sum().backward()); np.log(np.zeros(1))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "RuntimeWarning" in line]
+    assert len(lines) == 1 and "<string>" in lines[0], done.stderr  # only the user's own np.log(0)

@@ -1,0 +1,103 @@
+"""The docs site: it builds with warnings as errors, renders every notebook from its stored outputs (nothing is
+executed), and its API reference covers the public packages. Needs the ``docs`` extra."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
+pytest.importorskip("myst_nb", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
+pytest.importorskip("furo", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+REMOVED = {"remove-cell", "remove-output", "remove_cell", "remove_output"}  # tags that hide a cell's output
+
+API_MODULES = [
+    "autograd_lab", "autograd_lab.tensor", "autograd_lab.creation",
+    "autograd_lab.autograd", "autograd_lab.autograd.graph", "autograd_lab.autograd.engine",
+    "autograd_lab.autograd.function", "autograd_lab.autograd.functional", "autograd_lab.autograd.saved",
+    "autograd_lab.autograd.gradcheck", "autograd_lab.autograd.anomaly", "autograd_lab.autograd.grad_mode",
+    "autograd_lab.nn", "autograd_lab.nn.module", "autograd_lab.nn.functional", "autograd_lab.optim",
+    "autograd_lab.data", "autograd_lab.lab", "autograd_lab.lab.stepper", "autograd_lab.models",
+    "autograd_lab.course", "autograd_lab.course.check", "autograd_lab.legacy", "autograd_lab.legacy.variable",
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """Build the HTML once, into a temporary directory, with every warning an error."""
+    out = tmp_path_factory.mktemp("docs")
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+               "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    problems = proc.stderr.strip()
+    assert proc.returncode == 0 and not problems, (
+        f"the docs build failed or warned (run `make docs` to reproduce):\n{problems}\n{proc.stdout[-3000:]}")
+    return out / "html"
+
+
+def test_pages_are_built(site):
+    for page in ["index", "getting-started", "course", "design/engine", "design/lab", "design/performance",
+                 "api/index"]:
+        assert (site / f"{page}.html").is_file(), page
+
+
+def test_performance_page_shows_the_latest_benchmark_table(site):
+    table = (ROOT / "benchmarks" / "results" / "latest.md").read_text(encoding="utf-8")
+    first_case = re.search(r"^\| (op_overhead_16) \| us/op \| ([\d.]+) \|", table, re.M)
+    assert first_case, "benchmarks/results/latest.md has no op_overhead_16 row"
+    page = (site / "design" / "performance.html").read_text(encoding="utf-8")
+    assert f"<td><p>{first_case.group(1)}</p></td>" in page and f"<td><p>{first_case.group(2)}</p></td>" in page
+    assert "im2col" in page
+
+
+def test_every_notebook_is_rendered_with_its_stored_outputs(site):
+    assert NOTEBOOKS, "notebooks/ holds no notebook to render"
+    course = (site / "course.html").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        page = site / "notebooks" / f"{path.stem}.html"
+        assert page.is_file(), f"{path.name} was not rendered"
+        assert f'href="notebooks/{path.stem}.html"' in course, f"{path.name} is not listed on the course page"
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        with_outputs = sum(1 for c in cells if c["cell_type"] == "code" and c.get("outputs")
+                           and not REMOVED & set(c.get("metadata", {}).get("tags", [])))
+        shown = len(re.findall(r'class="cell_output\b', page.read_text(encoding="utf-8")))
+        assert shown == with_outputs, f"{path.name}: {with_outputs} cells have stored outputs, the page shows {shown}"
+
+
+def test_no_page_embeds_a_widget_view_it_cannot_run(site):
+    for page in (site / "notebooks").glob("*.html"):
+        assert "application/vnd.jupyter.widget-view+json" not in page.read_text(encoding="utf-8"), page.name
+
+
+def test_api_reference_covers_the_public_modules(site):
+    index = (site / "py-modindex.html").read_text(encoding="utf-8")
+    listed = set(re.findall(r'<code class="xref">([\w.]+)</code>', index))
+    missing = [m for m in API_MODULES if m not in listed]
+    assert not missing, f"modules missing from the API reference: {missing}"
+    tensor = (site / "api" / "autograd_lab.html").read_text(encoding="utf-8")
+    for method in ["backward", "register_hook", "retain_grad", "detach"]:
+        assert f'id="autograd_lab.tensor.Tensor.{method}"' in tensor, f"Tensor.{method} is not documented"
+
+
+def test_design_pages_link_every_api_name_they_mention(site):
+    """A {func}/{class}/{mod} reference on a hand-written page must resolve (Sphinx only warns with -n)."""
+    for page in [site / "getting-started.html", *sorted((site / "design").glob("*.html"))]:
+        text = page.read_text(encoding="utf-8")
+        mentioned = re.findall(r'<code class="xref py[^"]*"><span class="pre">([^<]*)', text)
+        linked = re.findall(r'<a class="reference internal"[^>]*><code class="xref py[^"]*"><span class="pre">([^<]*)', text)
+        assert sorted(mentioned) == sorted(linked), f"{page.name}: unresolved {sorted(set(mentioned) - set(linked))}"
+
+
+def test_the_compiled_core_is_documented_from_its_python_source(site):
+    """docs/conf.py asks for pure Python: the six compiled modules keep their viewcode "[source]" pages."""
+    from autograd_lab._compiled_core import CORE_MODULES
+    for module in CORE_MODULES:
+        assert (site / "_modules" / (module.replace(".", "/") + ".html")).is_file(), module
