@@ -5,7 +5,7 @@ installed there (PyTorch included), so a skip would only hide a missing install 
 machine, tests needing an optional dependency skip with a reason instead.
 
 One exception: tests marked ``cuda`` need CuPy and an NVIDIA GPU, which CI does not have. They skip
-with their reason even in CI; the seam tests (tests/test_seam_*.py) run the same suites there through
+with their reason even in CI; the seam tests (tests/gpu/test_seam_*.py) run the same suites there through
 a test double of the CUDA backend (tests/fake_backend.py). On a GPU machine they run like any other.
 """
 

@@ -1,0 +1,295 @@
+"""Each derivative formula is written once and runs in two worlds (``ops/formulas.py``): on arrays in a
+``backward()`` without ``create_graph``, on tensors under ``create_graph``. For every op, both worlds give
+the same gradients (values, dtypes, shapes) on random inputs, broadcasting included, in float64 and
+float32. Every op class must have a case here, so a new op cannot skip the check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
+
+import autograd_lab as al
+from autograd_lab.ops._op import Op
+from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
+
+F = al.nn.functional
+UNARY, BINARY, MATRIX, SHAPED, FIXED = "unary", "binary", "matrix", "shaped", "fixed"
+
+
+def _all_ops(cls=Op):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _all_ops(sub)
+
+
+def _doubled(a):
+    """``a`` and another copy of it along dim 0: every reduction over dim 0 has two different values."""
+    return al.cat([a, a * 0.5 - 1])
+
+
+_PICTURE = np.random.default_rng(5).standard_normal((2, 3, 7, 6))
+
+
+def _picture(a):
+    """A (2, 3, 7, 6) image that depends on every element of ``a`` (pooling and convolution need images)."""
+    return a.sum() * al.tensor(_PICTURE, dtype=a.dtype) + al.tensor(_PICTURE ** 2, dtype=a.dtype)
+
+
+def _leaf_picture(a):
+    """``_picture(a)`` as a leaf that requires grad (its gradient is then exactly a pooling op's)."""
+    return _picture(a).detach().requires_grad_()
+
+
+def _targets(a):
+    """Class indices for the rows of ``a`` (every class in turn)."""
+    return al.tensor(np.arange(a.shape[0]) % a.shape[1])
+
+
+def _second(first, a):
+    """The gradient of ``first(a)`` with respect to ``a``, as a function of a gradient that requires grad:
+    its node is the first op's derivative op (``...BackwardBackward0``)."""
+    out = first(a)
+    seed = al.ones_like(out).requires_grad_()
+    return al.autograd.grad(out, a, seed, create_graph=True)[0]
+
+
+def _written(method, *args):
+    """``a`` (copied) with an in-place method applied: the node of the op it records."""
+    def build(a, *more):
+        target = a * 1.0
+        getattr(target, method)(*(args + more))
+        return target
+    return build
+
+
+_IDX = al.tensor([0, 0, 1])
+
+# op class -> (kind, domain, builders). Domains: "pos" (0.5..2), "any" (-2..2, away from 0). FIXED builders
+# take (dtype) and make their own inputs.
+CASES = {
+    # arithmetic
+    "AddBackward0": (BINARY, "any", [lambda a, b: a + b, lambda a, b: a.add(b, alpha=2.5)]),
+    "SubBackward0": (BINARY, "any", [lambda a, b: a - b, lambda a, b: a.sub(b, alpha=0.5)]),
+    "RsubBackward1": (UNARY, "any", [lambda a: 2.0 - a]),
+    "MulBackward0": (BINARY, "any", [lambda a, b: a * b, lambda a, b: a * 0.9]),
+    "DivBackward0": (BINARY, "any", [lambda a, b: a / b, lambda a, b: a / 4]),
+    "DivBackward2": (BINARY, "any", [lambda a, b: a.div(b, rounding_mode="floor")]),
+    "ReciprocalBackward0": (UNARY, "any", [lambda a: a.reciprocal()]),
+    "NegBackward0": (UNARY, "any", [lambda a: -a]),
+    "PowBackward0": (UNARY, "pos", [lambda a: a ** 3, lambda a: a ** 2.5, lambda a: a ** 0]),
+    "PowBackward1": (BINARY, "pos", [lambda a, b: a ** b]),
+    "PowBackward2": (UNARY, "any", [lambda a: 2.0 ** a, lambda a: 0.0 ** a]),
+    "RemainderBackward0": (BINARY, "pos", [lambda a, b: a % b]),
+    # pointwise
+    "AbsBackward0": (UNARY, "any", [lambda a: a.abs()]),
+    "ExpBackward0": (UNARY, "any", [lambda a: a.exp()]),
+    "LogBackward0": (UNARY, "pos", [lambda a: a.log()]),
+    "Log1PBackward0": (UNARY, "pos", [lambda a: a.log1p()]),
+    "SqrtBackward0": (UNARY, "pos", [lambda a: a.sqrt()]),
+    "RsqrtBackward0": (UNARY, "pos", [lambda a: a.rsqrt()]),
+    "SinBackward0": (UNARY, "any", [lambda a: a.sin()]),
+    "CosBackward0": (UNARY, "any", [lambda a: a.cos()]),
+    "TanBackward0": (UNARY, "any", [lambda a: (a * 0.5).tan()]),
+    "TanhBackward0": (UNARY, "any", [lambda a: a.tanh()]),
+    "SigmoidBackward0": (UNARY, "any", [lambda a: a.sigmoid()]),
+    "ReluBackward0": (UNARY, "any", [lambda a: a.relu()]),
+    "SignBackward0": (UNARY, "any", [lambda a: a.sign()]),
+    "FloorBackward0": (UNARY, "any", [lambda a: a.floor()]),
+    "CeilBackward0": (UNARY, "any", [lambda a: a.ceil()]),
+    "RoundBackward0": (UNARY, "any", [lambda a: a.round()]),
+    "TruncBackward0": (UNARY, "any", [lambda a: a.trunc()]),
+    "ClampBackward1": (UNARY, "any", [lambda a: a.clamp(-1.0, 1.0), lambda a: a.clamp(min=0.5)]),
+    "ClampBackward0": (BINARY, "any", [lambda a, b: a.clamp(min=b), lambda a, b: a.clamp(b * 0.5, b)]),
+    "MaximumBackward0": (BINARY, "any", [lambda a, b: al.maximum(a, b), lambda a, b: al.maximum(a, a.round())]),
+    "MinimumBackward0": (BINARY, "any", [lambda a, b: al.minimum(a, b)]),
+    "WhereBackward0": (BINARY, "any", [lambda a, b: al.where(a > 0, a, b)]),
+    "ToCopyBackward0": (UNARY, "any", [lambda a: a.to(al.float64 if a.dtype is al.float32 else al.float32)]),
+    "CloneBackward0": (UNARY, "any", [lambda a: a.clone()]),
+    # reductions
+    "SumBackward0": (UNARY, "any", [lambda a: a.sum()]),
+    "SumBackward1": (SHAPED, "any", [lambda a: a.sum(-1), lambda a: a.sum(0, keepdim=True)]),
+    "MeanBackward0": (UNARY, "any", [lambda a: a.mean()]),
+    "MeanBackward1": (SHAPED, "any", [lambda a: a.mean(0), lambda a: a.mean(-1, keepdim=True)]),
+    "ProdBackward0": (UNARY, "any", [lambda a: a.prod(), lambda a: (a * (a > 0)).prod()]),
+    "ProdBackward1": (SHAPED, "any", [lambda a: a.prod(0), lambda a: (a * (a > 0)).prod(-1, keepdim=True)]),
+    "VarBackward0": (SHAPED, "any", [lambda a: _doubled(a).var(), lambda a: _doubled(a).var(0, keepdim=True)]),
+    "StdBackward0": (SHAPED, "any", [lambda a: _doubled(a).std(0), lambda a: (a * 0 + 1).std()]),
+    "MaxBackward1": (UNARY, "any", [lambda a: a.max(), lambda a: a.round().max()]),
+    "MinBackward1": (UNARY, "any", [lambda a: a.min()]),
+    "AmaxBackward0": (SHAPED, "any", [lambda a: a.amax(), lambda a: a.round().amax(0, keepdim=True)]),
+    "AminBackward0": (SHAPED, "any", [lambda a: a.amin(-1)]),
+    "MaxBackward0": (SHAPED, "any", [lambda a: a.max(0).values, lambda a: a.max(-1, keepdim=True).values]),
+    "MinBackward0": (SHAPED, "any", [lambda a: a.min(0).values]),
+    "LogsumexpBackward0": (SHAPED, "any", [lambda a: a.logsumexp(0), lambda a: a.logsumexp(-1, keepdim=True)]),
+    # gather, scatter, index_select, indexing
+    "GatherBackward0": (FIXED, "any", [lambda d: al.randn(3, 4, dtype=d, requires_grad=True).gather(0, _IDX.reshape(3, 1))]),
+    "ScatterAddBackward0": (FIXED, "any", [lambda d: al.randn(3, 4, dtype=d, requires_grad=True).scatter_add(
+        0, _IDX.reshape(3, 1), al.randn(3, 1, dtype=d, requires_grad=True))]),
+    "IndexSelectBackward0": (SHAPED, "any", [lambda a: a.index_select(0, al.tensor([0, 0]))]),
+    "IndexBackward0": (SHAPED, "any", [lambda a: a[al.tensor([0, 0])], lambda a: a[a > 0]]),
+    "IndexBackwardBackward0": (SHAPED, "any", [lambda a: _second(lambda x: x[al.tensor([0, 0])], a)]),
+    # views and reshapes
+    "AliasBackward0": (UNARY, "any", [lambda a: a[...]]),
+    "ViewBackward0": (UNARY, "any", [lambda a: a.view(-1), lambda a: a.reshape(1, -1)]),
+    "ReshapeAliasBackward0": (MATRIX, "any", [lambda a, w: a.t().reshape(1, *a.t().shape)]),
+    "UnsafeViewBackward0": (UNARY, "any", [lambda a: UnsafeViewBackward0.apply(a, shape=(-1,))]),
+    "TBackward0": (MATRIX, "any", [lambda a, w: a.t()]),
+    "TransposeBackward0": (SHAPED, "any", [lambda a: a.transpose(0, -1)]),
+    "PermuteBackward0": (UNARY, "any", [lambda a: a.permute(*reversed(range(a.ndim)))]),
+    "ExpandBackward0": (UNARY, "any", [lambda a: a.expand(2, *a.shape), lambda a: a.reshape(1, 1, -1)[:, :, :1].expand(2, 3, 4)]),
+    "SqueezeBackward0": (UNARY, "any", [lambda a: a.unsqueeze(0).squeeze()]),
+    "SqueezeBackward1": (UNARY, "any", [lambda a: a.unsqueeze(-1).squeeze(-1)]),
+    "SqueezeBackward2": (UNARY, "any", [lambda a: a.unsqueeze(0).squeeze((0,))]),
+    "SqueezeBackward4": (UNARY, "any", [lambda a: SqueezeBackward4.apply(a.unsqueeze(0), dim=(0,))]),
+    "UnsqueezeBackward0": (UNARY, "any", [lambda a: a.unsqueeze(0)]),
+    "SplitBackward0": (SHAPED, "any", [lambda a: a.split(1, 0)]),
+    "SplitWithSizesBackward0": (SHAPED, "any", [lambda a: a.split([1, a.shape[0] - 1], 0)]),
+    "UnbindBackward0": (SHAPED, "any", [lambda a: a.unbind(0)]),
+    "SliceBackward0": (SHAPED, "any", [lambda a: a[::2], lambda a: a[..., 1:]]),
+    "SelectBackward0": (SHAPED, "any", [lambda a: a[0], lambda a: a[..., -1]]),
+    "SliceBackwardBackward0": (SHAPED, "any", [lambda a: _second(lambda x: x[0], a)]),
+    "DiagonalBackward0": (MATRIX, "any", [lambda a, w: a.diagonal(), lambda a, w: a.diagonal(1)]),
+    "DiagonalBackwardBackward0": (MATRIX, "any", [lambda a, w: _second(lambda x: x.diagonal(), a)]),
+    "RepeatBackward0": (UNARY, "any", [lambda a: a.repeat(*([2] * a.ndim)) if a.ndim else a.repeat(3)]),
+    "CatBackward0": (BINARY, "any", [lambda a, b: al.cat([a.reshape(-1), b.reshape(-1)])]),
+    "StackBackward0": (UNARY, "any", [lambda a: al.stack([a, a * 2])]),
+    "FlipBackward0": (SHAPED, "any", [lambda a: a.flip(0)]),
+    # products
+    "MmBackward0": (MATRIX, "any", [lambda a, w: a @ w.t(), lambda a, w: a.mm(w.t().contiguous())]),
+    "AddmmBackward0": (MATRIX, "any", [lambda a, w: F.linear(a, w, w[:, 0].detach().clone().requires_grad_()),
+                                       lambda a, w: al.addmm(w[:, 0], a, w.t(), beta=0.5, alpha=2.0)]),
+    "BmmBackward0": (MATRIX, "any", [lambda a, w: a.unsqueeze(0).bmm(w.t().unsqueeze(0))]),
+    "MvBackward0": (MATRIX, "any", [lambda a, w: a.mv(w[0])]),
+    "DotBackward0": (MATRIX, "any", [lambda a, w: a[0].dot(w[0])]),
+    # nn
+    "SoftmaxBackward0": (SHAPED, "any", [lambda a: F.softmax(a, -1)]),
+    "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, 0)]),
+    "ErfBackward0": (UNARY, "any", [lambda a: a.erf()]),
+    "GeluBackward0": (UNARY, "any", [lambda a: F.gelu(a), lambda a: F.gelu(a, approximate="tanh")]),
+    "EmbeddingBackward0": (MATRIX, "any", [lambda a, w: F.embedding(_targets(w.t()), w),
+                                           lambda a, w: F.embedding(_targets(w.t()), w, padding_idx=0,
+                                                                    scale_grad_by_freq=True)]),
+    "EmbeddingDenseBackwardBackward0": (MATRIX, "any", [lambda a, w: _second(
+        lambda x: F.embedding(_targets(x.t()), x, scale_grad_by_freq=True), w)]),
+    "NativeBatchNormBackward0": (FIXED, "any", [
+        lambda d: F.batch_norm(al.randn(4, 3, 2, dtype=d, requires_grad=True), None, None,
+                               al.randn(3, dtype=d, requires_grad=True), al.randn(3, dtype=d, requires_grad=True),
+                               training=True),
+        lambda d: F.batch_norm(al.randn(4, 3, dtype=d, requires_grad=True), al.randn(3, dtype=d), al.rand(3, dtype=d) + 1,
+                               al.randn(3, dtype=d, requires_grad=True), None, training=False)]),
+    # convolution and pooling
+    "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
+                                                                bias=a.sum().reshape(1).expand(2) * 1.0)]),
+    "ConvolutionBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.conv2d(x, _picture(a)[:2, :, :3, :2] * 0.1, stride=2), _leaf_picture(a))]),
+    "MaxPool2DWithIndicesBackward0": (UNARY, "any", [lambda a: F.max_pool2d(_picture(a), 2),
+                                                     lambda a: F.max_pool2d(_picture(a), 3, stride=2, padding=1)]),
+    "MaxPool2DWithIndicesBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.max_pool2d(x, 2),
+                                                                                _leaf_picture(a))]),
+    "AvgPool2DBackward0": (UNARY, "any", [lambda a: F.avg_pool2d(_picture(a), 3, stride=2, padding=1,
+                                                                   count_include_pad=False, ceil_mode=True)]),
+    "AvgPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.avg_pool2d(x, 2), _leaf_picture(a))]),
+    "AdaptiveAvgPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_avg_pool2d(_picture(a), (3, 2))]),
+    "AdaptiveAvgPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_avg_pool2d(x, (3, 2)), _leaf_picture(a))]),
+    # losses
+    "NllLossBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(a, _targets(a)),
+                                         lambda a, w: F.nll_loss(a, _targets(a), reduction="none", ignore_index=1),
+                                         lambda a, w: F.nll_loss(a, _targets(a), weight=w[0].detach().abs())]),
+    "NllLoss2DBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(a.reshape(*a.shape, 1, 1), _targets(a).reshape(-1, 1, 1))]),
+    "MseLossBackward0": (MATRIX, "any", [lambda a, w: F.mse_loss(a, a * 0.5 + w[0]),
+                                         lambda a, w: F.mse_loss(a, a.detach() * 2, reduction="none")]),
+    "BinaryCrossEntropyBackward0": (UNARY, "any", [
+        lambda a: F.binary_cross_entropy(a.sigmoid(), (a * 0.7).sigmoid()),
+        lambda a: F.binary_cross_entropy(a.sigmoid(), (-a).sigmoid(), reduction="none", weight=al.tensor(2))]),
+    "BinaryCrossEntropyWithLogitsBackward0": (UNARY, "any", [
+        lambda a: F.binary_cross_entropy_with_logits(a, (a * 0.7).sigmoid()),
+        lambda a: F.binary_cross_entropy_with_logits(a, (-a).sigmoid(), pos_weight=al.tensor(3), reduction="sum")]),
+    # writes (the nodes of in-place ops) and random fills
+    "ZeroBackward0": (UNARY, "any", [_written("zero_")]),
+    "FillBackward2": (UNARY, "any", [_written("fill_", 2.0)]),
+    "FillBackward3": (UNARY, "any", [lambda a: _written("fill_")(a, a.sum())]),
+    "CopyBackwards": (BINARY, "any", [lambda a, b: _written("copy_")(a * b, b)]),
+    "MaskedFillBackward0": (UNARY, "any", [lambda a: a.masked_fill(a > 0, 1.0)]),
+    "MaskedFillBackward1": (UNARY, "any", [lambda a: a.masked_fill(a > 0, a.sum())]),
+    "IndexPutBackward0": (SHAPED, "any", [lambda a: a.index_put((al.tensor([0, 0]),), a[0] * 3),
+                                          lambda a: a.index_put((al.tensor([0]),), a[0] * 3, accumulate=True)]),
+    "UniformBackward0": (UNARY, "any", [_written("uniform_")]),
+    "NormalBackward0": (UNARY, "any", [_written("normal_")]),
+    # norms and padding
+    "LinalgVectorNormBackward0": (SHAPED, "any", [lambda a: a.norm(), lambda a: a.norm(1, 0), lambda a: a.norm(3),
+                                                  lambda a: a.norm(float("inf"))]),
+    "ConstantPadNdBackward0": (SHAPED, "any", [lambda a: F.pad(a, (1, 2))]),
+}
+for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
+    for _dims in (1, 2, 3):
+        _shape = (1, 2) + (3,) * _dims
+
+        def _image(a, shape=_shape):
+            return a.sum() * al.tensor(_PICTURE.reshape(-1)[:np.prod(shape)].reshape(shape), dtype=a.dtype)
+
+        def _pad(x, mode=_mode, dims=_dims):
+            return F.pad(x, (1, 1) * dims, mode=mode)
+        CASES[f"{_name}{_dims}DBackward0"] = (UNARY, "any", [lambda a, pad=_pad, image=_image: pad(image(a))])
+        CASES[f"{_name}{_dims}DBackwardBackward0"] = (UNARY, "any", [
+            lambda a, pad=_pad, image=_image: _second(pad, image(a).detach().requires_grad_())])
+
+
+def test_every_op_has_a_case():
+    ops = {cls.__name__ for cls in _all_ops() if not cls.__name__.startswith("_") and cls.forward is not None}
+    assert ops == set(CASES)
+
+
+def _values(rng, shape, domain, dtype):
+    size = rng.uniform(0.5, 2.0, size=shape)
+    if domain == "any":
+        size = size * rng.choice([-1.0, 1.0], size=shape)
+    return al.tensor(np.asarray(size), dtype=dtype, requires_grad=True)
+
+
+def _inputs(kind, domain, dtype, rng, data):
+    if kind == BINARY:
+        shapes = data.draw(mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3), label="shapes")
+        return [_values(rng, s, domain, dtype) for s in shapes.input_shapes]
+    if kind == MATRIX:
+        n, k, m = data.draw(st.tuples(*[st.integers(2, 4)] * 3), label="n, k, m")
+        return [_values(rng, (n, k), domain, dtype), _values(rng, (m, k), domain, dtype)]
+    if kind == FIXED:
+        return [dtype]
+    shape = data.draw(array_shapes(min_dims=1 if kind == SHAPED else 0, max_dims=3, min_side=2, max_side=3), label="shape")
+    return [_values(rng, shape, domain, dtype)]
+
+
+def _both_worlds(name, out, rng, dtype):
+    node = (out[0] if isinstance(out, tuple) else out).grad_fn
+    assert type(node).__name__ == name
+    grads = tuple(al.tensor(rng.standard_normal(shape), dtype=al.backend.from_np(dtype)) for shape, dtype in node._output_meta)
+    with al.no_grad():  # as backward() runs it: the formulas on the arrays
+        on_arrays = node._backward(grads)
+    with al.enable_grad():  # as create_graph runs it: the formulas on the tensors, recorded
+        on_tensors = node._backward(tuple(g.detach().requires_grad_() for g in grads))
+    rtol = 1e-10 if dtype is al.float64 else 1e-4
+    assert len(on_arrays) == len(on_tensors)
+    for a, t in zip(on_arrays, on_tensors):
+        assert (a is None) == (t is None), name
+        if a is None:
+            continue
+        assert a.dtype is t.dtype and a.shape == t.shape, (name, a.dtype, t.dtype, a.shape, t.shape)
+        np.testing.assert_allclose(a.numpy(), t.detach().numpy(), rtol=rtol, atol=rtol, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [al.float64, al.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(CASES))
+@settings(max_examples=6, deadline=None)
+@given(data=st.data())
+def test_arrays_and_tensors_give_the_same_gradients(name, dtype, data):
+    kind, domain, builders = CASES[name]
+    seed = data.draw(st.integers(0, 2 ** 16), label="seed")
+    rng = np.random.default_rng(seed)
+    al.manual_seed(seed)
+    for build in builders:
+        _both_worlds(name, build(*_inputs(kind, domain, dtype, rng, data)), rng, dtype)
