@@ -28,26 +28,16 @@ $(VENV)/.deps-lab: pyproject.toml | $(PY)
 
 # The notebooks of notebooks/ run too, each cell's output compared with the stored one (nbval); what legitimately
 # varies (addresses, timings, measured memory) is rewritten by notebooks/nbval_sanitize.cfg first.
-# tests/notebooks/ holds the browser test's fixture notebook, which is not a lesson.
-NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg --ignore=tests/notebooks
+# tests/lab/notebooks/ holds the browser test's fixture notebook, which is not a lesson.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg --ignore=tests/lab/notebooks
 
-# The compiled core (autograd_lab/compiled.py): Cython compiles the six hottest modules from their own source;
-# only what changed is rebuilt. Without Cython or a C compiler it says why and autograd_lab stays pure Python;
-# in CI that is an error (--require).
-CORE_BUILD = $(PY) -m autograd_lab.compiled build $(if $(CI),--require)
-
-# The suite runs twice: with the compiled core (and the notebooks, the docs, the browser test), then the library's
-# tests again as pure Python (AUTOGRAD_LAB_PURE_PYTHON=1), the form learners read and step through.
+# The library's tests (tests/, by subject), the notebooks, the docs build and the browser test, in one run.
 test: $(TEST_STAMP)
 	$(PY) -m ruff check conftest.py autograd_lab tests benchmarks scripts
-	$(CORE_BUILD)
 	$(PY) -m pytest tests notebooks $(NBVAL)
-	AUTOGRAD_LAB_PURE_PYTHON=1 $(PY) -m pytest tests -q --deselect tests/test_lab_browser.py --deselect tests/test_docs.py \
-		--deselect tests/test_binder.py
 
 # --allow-root only where you are root (containers, CI machines); Jupyter refuses root otherwise.
 lab: $(VENV)/.deps-lab
-	$(CORE_BUILD)
 	mkdir -p notebooks
 	$(PY) -m jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -58,19 +48,17 @@ $(VENV)/.deps-bench: pyproject.toml | $(PY)
 	touch $@
 
 bench: $(VENV)/.deps-bench
-	$(CORE_BUILD)
 	$(PY) -m benchmarks $(BENCH_ARGS)
 
 # The GPU section (benchmarks/NOTES.md): MLP and CNN steps at batch 256 and 4096, autograd_lab and PyTorch on CPU
 # and CUDA (CuPy). Without a GPU only the CPU rows run. BENCH_GPU_ARGS: e.g. --samples 3, --only mlp, --require-cuda.
 bench-gpu: $(VENV)/.deps-bench
-	$(CORE_BUILD)
 	$(PY) -m benchmarks.gpu $(BENCH_GPU_ARGS)
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check conftest.py autograd_lab tests benchmarks scripts
 
-# The docs site, HTML in docs/_build/html (tests/test_docs.py builds it too, warnings as errors). Notebooks are
+# The docs site, HTML in docs/_build/html (tests/docs/test_docs.py builds it too, warnings as errors). Notebooks are
 # rendered from their stored outputs, never executed.
 $(VENV)/.deps-docs: pyproject.toml | $(PY)
 	$(PIP) -e '.[docs]'
@@ -85,4 +73,4 @@ lab-bundle:
 	cd lab-frontend && npm ci --no-audit --no-fund && npm run build
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info docs/_build autograd_lab/_compiled
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info docs/_build

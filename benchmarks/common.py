@@ -45,13 +45,12 @@ def init_conv(rng, c_in: int, c_out: int, k: int, dtype) -> tuple:
 
 
 def import_lib(name: str):
-    """The module a workload drives: ``autograd_lab`` (``autograd_lab_py``: the same, run as pure Python by the
-    driver's environment) or ``torch`` (single-threaded), or ``None`` for numpy."""
+    """The module a workload drives: ``autograd_lab`` or ``torch`` (single-threaded), or ``None`` for numpy."""
     if name == "torch":
         import torch
         torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
         return torch
-    if name in ("autograd_lab", "autograd_lab_py"):
+    if name == "autograd_lab":
         import autograd_lab
         return autograd_lab
     return None

@@ -188,6 +188,6 @@ def run_memory(lib: str, params: dict, reps: int, warmup: int):
     check = [loss]
     if phase in ("backward", "after"):
         check.append(float(np.abs(net.first_grad()).sum()))
-    if T is not None and lib not in ("autograd_lab", "autograd_lab_py"):
+    if T is not None and lib != "autograd_lab":
         value["traced"] = None  # tracemalloc sees NumPy's buffers only
     return [value["rss"]], check, value

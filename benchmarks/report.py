@@ -20,31 +20,22 @@ def machine_info(threads: int, samples: int) -> dict:
             versions[name] = __import__(name).__version__
         except ImportError:
             versions[name] = None
-    try:  # which form of autograd_lab's core the "autograd_lab" column runs (autograd_lab/compiled.py)
-        from autograd_lab import compiled
-        states = compiled.status()
-        core = ("compiled (Cython)" if set(states.values()) == {"compiled"} else
-                "pure Python" if "compiled" not in states.values() else
-                "partly compiled: " + ", ".join(m for m, v in states.items() if v == "compiled"))
-    except ImportError:
-        core = None
-    return {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "cpu": cpu, "cpus": os.cpu_count(), "core": core,
+    return {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "cpu": cpu, "cpus": os.cpu_count(),
             "load_start": os.getloadavg() if hasattr(os, "getloadavg") else None, "python": platform.python_version(),
             "platform": platform.platform(), "threads": threads, "samples": samples, "versions": versions}
 
 
-# (case, ratio key or special, bound, what the issue asks)
+# (case, ratio key or special, bound, what the issue asks): issue 20's lines, pure Python
 TARGETS = [
-    ("op_overhead_16", "autograd_lab/torch", 1.0, "at or below 1.0x PyTorch (aim 0.6x)"),
-    ("op_overhead_1", "autograd_lab/torch", 1.0, "at or below 1.0x PyTorch (aim 0.6x)"),
+    ("op_overhead_16", "autograd_lab/torch", 1.5, "at or below 1.5x PyTorch"),
     ("deep_chain_100k", "autograd_lab/torch", 1.0, "at or below 1.0x PyTorch"),
     # linear: the million-op chain's time over the 100k chain's, both run in the same process (micro.run_deep_chain):
     # 10 when time is linear in the length; up to 12 allows for the memory hierarchy's cost of a working set 10x
     # larger (PyTorch's own ratio is recorded beside ours). A walk that is not linear would read near 100.
     ("deep_chain_1m", "linear", 12.0, "1,000,000 completes in linear time (1M/100k time ratio in one process, "
      "linear = 10)"),
-    ("scalar_mlp", "autograd_lab/torch", 1.0, "at or below 1.0x PyTorch"),
-    ("mlp_train", "autograd_lab/numpy", 1.10, "within 1.10x of the NumPy floor"),
+    ("scalar_mlp", "autograd_lab/torch", 1.5, "at or below 1.5x PyTorch"),
+    ("mlp_train", "autograd_lab/numpy", 1.2, "within 1.2x of the NumPy floor"),
     ("cnn_train", "autograd_lab/numpy", 1.3, "within 1.3x of the NumPy floor"),
     ("memory_forward", "traced/numpy", 1.10, "forward with grad within 1.1x of the floor (tracemalloc)"),
     ("memory_no_grad", "traced/numpy", 1.10, "no_grad forward within 1.1x of the floor (tracemalloc)"),
@@ -99,8 +90,6 @@ def _rows(report: dict) -> tuple[list[str], list[list[str]]]:
         header.append("al / numpy")
     if "autograd_lab" in libs and "torch" in libs:
         header.append("al / torch")
-    if "autograd_lab_py" in libs and "torch" in libs:
-        header.append("al_py / torch")
     if "torch" in libs and "numpy" in libs:
         header.append("torch / numpy")
     header.append("same numbers")
@@ -111,7 +100,7 @@ def _rows(report: dict) -> tuple[list[str], list[list[str]]]:
             error = r["errors"].get(lib)  # the full message is in latest.json
             row.append(("timed out" if "timed out" in error else "failed") if error else _fmt(r["medians"].get(lib)))
         for key, present in (("autograd_lab/numpy", "al / numpy"), ("autograd_lab/torch", "al / torch"),
-                             ("autograd_lab_py/torch", "al_py / torch"), ("torch/numpy", "torch / numpy")):
+                             ("torch/numpy", "torch / numpy")):
             if present in header:
                 ratio = r["ratios"].get(key)
                 row.append("-" if ratio is None else f"{ratio:.2f}x")
@@ -150,9 +139,6 @@ def render_markdown(report: dict) -> str:
         f"{m['threads']} BLAS thread(s); up to {m['samples']} rounds per case, each library in a fresh process per "
         f"round, interleaved; Python {m['python']}, " + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v) + ".",
         "Values are medians; ratios are medians of same-round ratios. `python -m benchmarks` regenerates this file.",
-        f"`autograd_lab`: its core {m.get('core') or 'in an unrecorded form'} (autograd_lab/compiled.py); "
-        "`autograd_lab_py`: the same library run as pure Python (`AUTOGRAD_LAB_PURE_PYTHON=1`). The targets are "
-        "read from the `autograd_lab` column.",
     ]
     for update in m.get("updated", []):
         lines.append(f"Rerun on {update['date']} (load {_load(update['load_start'])}): {', '.join(update['cases'])}.")
@@ -163,7 +149,7 @@ def render_markdown(report: dict) -> str:
     ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     if report["targets"]:
-        lines += ["", "## Targets (issue 7)", "", "| case | target | measured | met |", "|---|---|---|---|"]
+        lines += ["", "## Targets (issue 20)", "", "| case | target | measured | met |", "|---|---|---|---|"]
         for t in report["targets"]:
             met = "-" if t["met"] is None else ("yes" if t["met"] else "no")
             unit = "" if t["measure"] in ("abs", "traced_abs") else "x"

@@ -20,15 +20,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograd_lab._compiled_core import PURE_PYTHON_VARIABLE, pure_python_requested
-
 from .common import THREAD_VARS
 from .report import machine_info, render_console, render_markdown, target_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"
-# autograd_lab_py: autograd_lab again with AUTOGRAD_LAB_PURE_PYTHON=1, the pure-Python form of the compiled core
-ALL_LIBS = ("numpy", "autograd_lab", "autograd_lab_py", "torch")
+ALL_LIBS = ("numpy", "autograd_lab", "torch")
 
 
 @dataclass
@@ -69,9 +66,9 @@ def cases() -> list[Case]:
         Case(name="memory_after_backward", params={"phase": "after"}, **mem),
         Case(name="memory_no_grad", params={"phase": "no_grad"}, **mem),
         Case("lab_snapshot_dot_2000", "lab", {"part": "snapshot_dot"}, "s", 1.0, reps=5, warmup=1,
-             libs=("autograd_lab", "autograd_lab_py"), rtol=0),
+             libs=("autograd_lab",), rtol=0),
         Case("lab_live_redraw_2000", "lab", {"part": "redraw"}, "s", 1.0, reps=3, warmup=1,
-             libs=("autograd_lab", "autograd_lab_py"), rtol=0),
+             libs=("autograd_lab",), rtol=0),
     ]
 
 
@@ -98,8 +95,6 @@ def worker_env(threads: int, workload: str, lib: str = "autograd_lab") -> dict:
     else:
         env.pop("MALLOC_MMAP_THRESHOLD_", None)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    if lib == "autograd_lab_py":
-        env[PURE_PYTHON_VARIABLE] = "1"
     return env
 
 
@@ -195,9 +190,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     libs = tuple(lib for lib in args.libs.split(",") if lib)
-    if pure_python_requested():  # it would make the "autograd_lab" column pure Python too
-        print(f"{PURE_PYTHON_VARIABLE} is set: unset it (autograd_lab_py is the pure-Python column)", file=sys.stderr)
-        return 2
     if "torch" in libs and importlib.util.find_spec("torch") is None:
         print("PyTorch is not installed: comparing with the NumPy floor only (pip install -e '.[oracle]' to add it)")
         libs = tuple(lib for lib in libs if lib != "torch")

@@ -1,22 +1,17 @@
 """Sphinx configuration of the autograd_lab docs: MyST pages, the course notebooks and the API reference.
 
-Build with ``make docs`` (HTML in ``docs/_build/html``); ``tests/test_docs.py`` builds with warnings as errors.
+Build with ``make docs`` (HTML in ``docs/_build/html``); ``tests/docs/test_docs.py`` builds with warnings as errors.
 The notebooks are rendered from the outputs stored in them (``docs/notebooks`` links to ``../notebooks``):
 nothing is executed, so the build is fast and shows exactly what nbval checks.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # document the checkout, even where the package is not installed
-# Document the Python source: with the compiled core loaded, autodoc and viewcode would find no source for the
-# six compiled modules (no "[source]" links to Tensor or the engine). Sphinx runs in its own process.
-os.environ["AUTOGRAD_LAB_PURE_PYTHON"] = "1"
-
 import autograd_lab  # noqa: E402
 
 project = "autograd_lab"
