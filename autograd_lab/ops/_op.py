@@ -305,7 +305,7 @@ def _saved_for(cls, edges, inputs, result, params) -> tuple:
     for name, kind, key, readers in cls._save_plan:
         if kind == "input":
             value = inputs[key]
-            if readers is not None and all(edges[i][0] is None for i in readers):
+            if readers is not None and not _any_edge(edges, readers):
                 value = None
             elif isinstance(value, Tensor):
                 value = SavedTensor(value, False, name)
@@ -324,6 +324,14 @@ def _saved_for(cls, edges, inputs, result, params) -> tuple:
                 value = _saved_param(value, name)
         saved.append(value)
     return tuple(saved)
+
+
+def _any_edge(edges: tuple, positions: tuple) -> bool:
+    """Whether one of the inputs at ``positions`` gets a gradient."""
+    for i in positions:
+        if edges[i][0] is not None:
+            return True
+    return False
 
 
 def _saved_param(value, name: str):
