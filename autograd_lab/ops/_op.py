@@ -90,7 +90,9 @@ class Op(Node):
         """Run the op on tensors (and Python numbers) and, when an input requires grad, record its node."""
         if has_torch_function(inputs):  # a Tensor subclass that takes ops over (the legacy Variable)
             return handle_torch_function(cls.apply, inputs, params)
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        arrays = []
+        for x in inputs:
+            arrays.append(x._data if isinstance(x, Tensor) else x)
         if cls.promotes:
             arrays = _promote(cls, inputs, arrays)
         xp = backend.np if arrays[0].__class__ is _ndarray else _namespace(arrays)
