@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings as _warnings
 
 from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from ._tensor_str import set_printoptions
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
