@@ -82,6 +82,7 @@ from .ops.comparison import (
     lt,
     ne,
 )
+from .ops.einsum import einsum
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
@@ -127,8 +128,10 @@ from .ops.reductions import (
     min,
     prod,
     std,
+    std_mean,
     sum,
     var,
+    var_mean,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
 from .ops.shape import (

@@ -214,6 +214,12 @@ class Tensor:
         return self._grad_fn
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves and tensors no graph recorded): the
+        ``nr`` of the edge ``(grad_fn, nr)`` that a later op records to reach it."""
+        return self._output_nr if self.grad_fn is not None else 0
+
+    @property
     def is_leaf(self) -> bool:
         """True for tensors not created by a recorded operation (they get ``.grad`` filled)."""
         return self.grad_fn is None
