@@ -1,8 +1,9 @@
 """Activations with a setting: ``leaky_relu`` (a slope below zero) and ``threshold`` (a value below a threshold).
 
-Each has PyTorch's two nodes: the out-of-place one saves the input (``LeakyReluBackward0``,
-``ThresholdBackward0``); the in-place one (``inplace=True``) saves the result instead, as the input is
-overwritten (``LeakyReluBackward1``, ``ThresholdBackward1``). ``relu`` is in :mod:`.pointwise`.
+Each has PyTorch's two nodes: the out-of-place one (``LeakyReluBackward0``, ``ThresholdBackward0``) and the
+in-place one (``inplace=True``: ``LeakyReluBackward1``, which reads the result, as the input is overwritten;
+``ThresholdBackward1``, which reads a copy of the input taken before the write, as PyTorch's does). ``relu`` is
+in :mod:`.pointwise`.
 """
 
 from __future__ import annotations
@@ -58,15 +59,9 @@ class ThresholdBackward0(Op):
         return formulas.where(self <= threshold, 0.0, grad)
 
 
-class ThresholdBackward1(Op):
-    """``threshold(x, ..., inplace=True)``: the gradient passes where the result is above the threshold"""
-    saves = ("result", "threshold")
-
-    def forward(xp, self, *, threshold, value):
-        return ThresholdBackward0.forward(xp, self, threshold=threshold, value=value)
-
-    def d_self(grad, result, threshold):
-        return formulas.where(result <= threshold, 0.0, grad)
+class ThresholdBackward1(ThresholdBackward0):
+    """``threshold(x, ..., inplace=True)``: as ``ThresholdBackward0``, with the input's values from before the write
+    (PyTorch's ``original_self``: the in-place machinery saves a copy of them)"""
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:

@@ -172,7 +172,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 
 def _output_size(input: Tensor, size, scale_factor, recompute_scale_factor, mode: str) -> tuple[list, list]:
     """The output's spatial sizes, and the scale factor (or None) each dim's positions are computed with."""
-    spatial = input.ndim - 2
+    spatial = max(input.ndim - 2, 0)  # (fewer than 3 dims: no spatial dim; the mode's error follows)
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:

@@ -66,6 +66,13 @@ def _written(method, *args):
     return build
 
 
+def _layer_norm(a):
+    """``layer_norm`` over the last dim of ``_doubled(a)``, with a weight and a bias that require grad."""
+    x = _doubled(a)
+    row = x.reshape(-1, x.shape[-1])[0].detach()
+    return F.layer_norm(x, x.shape[-1:], row.requires_grad_(), (row * 0.5).requires_grad_())
+
+
 _IDX = al.tensor([0, 0, 1])
 
 # op class -> (kind, domain, builders). Domains: "pos" (0.5..2), "any" (-2..2, away from 0). FIXED builders
@@ -189,6 +196,14 @@ CASES = {
                                training=True),
         lambda d: F.batch_norm(al.randn(4, 3, dtype=d, requires_grad=True), al.randn(3, dtype=d), al.rand(3, dtype=d) + 1,
                                al.randn(3, dtype=d, requires_grad=True), None, training=False)]),
+    "LeakyReluBackward0": (UNARY, "any", [lambda a: F.leaky_relu(a, 0.2), lambda a: F.leaky_relu(a, -0.5)]),
+    "LeakyReluBackward1": (UNARY, "any", [lambda a: F.leaky_relu(a * 1.0, 0.2, inplace=True)]),
+    "ThresholdBackward0": (UNARY, "any", [lambda a: F.threshold(a, 0.3, -2.0)]),
+    "ThresholdBackward1": (UNARY, "any", [lambda a: F.threshold(a * 1.0, 0.3, 5.0, inplace=True)]),
+    "NativeLayerNormBackward0": (SHAPED, "any", [_layer_norm, lambda a: F.layer_norm(_doubled(a), _doubled(a).shape)]),
+    # resampling
+    "UpsampleBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"), _leaf_picture(a))]),
     # convolution and pooling
     "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
                                                                 bias=a.sum().reshape(1).expand(2) * 1.0)]),
@@ -233,6 +248,15 @@ CASES = {
                                                   lambda a: a.norm(float("inf"))]),
     "ConstantPadNdBackward0": (SHAPED, "any", [lambda a: F.pad(a, (1, 2))]),
 }
+for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
+                            ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
+                            ("nearest-exact", 3, "NearestExact3D"), ("linear", 1, "Linear1D"),
+                            ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D")):
+    def _resampled(a, mode=_mode, dims=_dims):
+        image = _picture(a).reshape({1: (2, 3, 42), 2: (2, 3, 7, 6), 3: (2, 3, 7, 3, 2)}[dims])
+        return F.interpolate(image, scale_factor=1.6, mode=mode,
+                             align_corners=None if mode.startswith("nearest") else dims == 2)
+    CASES[f"Upsample{_name}Backward0"] = (UNARY, "any", [_resampled])
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
         _shape = (1, 2) + (3,) * _dims

@@ -28,8 +28,7 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
     """Give each parameter, in order, the next ``numel()`` values of ``vec`` (its ``.data`` becomes that slice of
     ``vec``, shared, as in PyTorch)."""
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__module__}.{type(vec).__name__} "
-                        "[autograd_lab] pass an al.Tensor")
+        raise TypeError(f"expected al.Tensor, but got: {type(vec).__name__}")
     device, start = None, 0
     for param in parameters:
         device = _same_device(param, device)
