@@ -1,5 +1,5 @@
 """Normalisation over a sample's own values: ``layer_norm`` (its last dims) and ``instance_norm`` (each
-channel of each sample). Batch norm, which normalises over the batch, is in :mod:`.nn`.
+channel of each sample). Batch norm, which normalises over the batch, is in :mod:`autograd_lab.ops.nn`.
 
 ``layer_norm`` is one op, ``NativeLayerNormBackward0``, whose derivative is written with differentiable
 operations (so gradients of gradients work). ``instance_norm`` is composed as PyTorch composes it: the
