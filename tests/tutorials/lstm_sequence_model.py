@@ -27,11 +27,11 @@ def main():
 
     model = SequenceModel().double()
     with al.no_grad():
-        for name, p in model.named_parameters():  # the same starting point in every library
+        for p in model.parameters():  # the same starting point in every library
             p.copy_(al.tensor(rng.uniform(-0.3, 0.3, tuple(p.shape))))
     optimizer = al.optim.Adam(model.parameters(), lr=0.02)
     losses, norms = [], []
-    for step in range(8):
+    for _ in range(8):
         optimizer.zero_grad()
         loss = nn.functional.mse_loss(model(x), y)
         loss.backward()

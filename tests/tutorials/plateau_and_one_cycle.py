@@ -26,7 +26,7 @@ def main():
     plateau = al.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min", factor=0.5, patience=1, cooldown=1,
                                                       min_lr=0.01)
     val_losses, rates = [], []
-    for epoch in range(12):
+    for _ in range(12):
         model.train()
         optimizer.zero_grad()
         nn.functional.mse_loss(model(x), y).backward()
@@ -43,7 +43,7 @@ def main():
     optimizer = al.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     cycle = al.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.1, epochs=2, steps_per_epoch=4)
     momenta, losses = [], []
-    for epoch in range(2):
+    for _ in range(2):
         for batch in range(4):
             rows = slice(16 * batch, 16 * batch + 16)
             optimizer.zero_grad()

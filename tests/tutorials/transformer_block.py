@@ -36,7 +36,7 @@ def main():
             p.copy_(al.tensor(rng.normal(0.0, 0.3, tuple(p.shape))))
     optimizer = al.optim.SGD(block.parameters(), lr=0.05, momentum=0.9)
     losses = []
-    for step in range(6):
+    for _ in range(6):
         optimizer.zero_grad()
         loss = F.mse_loss(block(x), target)
         loss.backward()
