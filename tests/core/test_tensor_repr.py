@@ -128,3 +128,13 @@ def test_size_prints_as_torch_size_with_the_module_renamed():
         assert str(get(a.shape)) == _torch_repr(get(t.shape))
     assert a.shape[0] == 2 and isinstance(a.shape[0], int)
     assert f"{a.shape}" == "al.Size([2, 3])"  # as in messages: "Using a target size (al.Size([3]))..."
+
+
+def test_messages_quote_shapes_as_pytorch_does():
+    messages = []
+    for lib in (al, torch):
+        with pytest.warns(UserWarning) as caught:
+            lib.nn.functional.mse_loss(lib.ones(3, 1), lib.ones(3))
+        messages.append(str(caught[0].message))
+    assert "(al.Size([3]))" in messages[0]
+    assert messages[0] == messages[1].replace("torch.Size", "al.Size")
