@@ -148,7 +148,7 @@ def short_value(summary: ValueSummary | None) -> str:
     if summary is None:
         return "None"
     if summary.values is None:
-        return f"‖·‖={summary.norm:.3g}"
+        return f"(norm {summary.norm:.3g})"
     if not isinstance(summary.values, list):
         return _number(summary.values)
     flat = _flat(summary.values)

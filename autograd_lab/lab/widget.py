@@ -14,7 +14,7 @@ import pathlib
 import anywidget
 import traitlets
 
-from .scene import DIRECTION, shape_text
+from .scene import DIRECTION, module_title, shape_text
 from .snapshot import NodeRecord, Snapshot
 
 __all__ = ["GraphWidget", "node_details", "stale_sentences"]
@@ -118,17 +118,19 @@ def node_details(snap: Snapshot, selected: str, extra: dict | None = None) -> di
         for kind, names in node.hooks.items():
             general.append([kind, ", ".join(names)])
         for key, value in node.metadata.items():
-            general.append([f"metadata[{key!r}]", value])
+            general.append([f"metadata[{key!r}]", module_title(snap, value) if key == "module" else value])
         sections = [{"title": "", "rows": general}]
+        title = node.name
         if node.variable is not None:
             leaf = snap.tensors[node.variable]
+            title = f"{node.name} into {leaf.name or 'an unnamed leaf'}"
             sections.append({"title": "leaf", "rows": [
                 ["name", leaf.name or "(unnamed)"], ["shape", shape_text(leaf.shape)], ["dtype", leaf.dtype],
                 ["requires_grad", leaf.requires_grad], [".grad", leaf.grad.text() if leaf.grad else "None"]]})
         sections.extend(_saved_rows(node))
-        for title, rows in (extra or {}).get(selected, []):
-            sections.append({"title": title, "rows": rows})
-        return {"title": node.name, "sections": sections}
+        for heading, rows in (extra or {}).get(selected, []):
+            sections.append({"title": heading, "rows": rows})
+        return {"title": title, "sections": sections}
     if selected in snap.tensors:
         tensor = snap.tensors[selected]
         rows = [["shape", shape_text(tensor.shape)], ["dtype", tensor.dtype], ["requires_grad", tensor.requires_grad],

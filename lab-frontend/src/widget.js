@@ -28,12 +28,13 @@ const STYLE = `
 .al-graph svg { display: block; }
 .al-graph g.node { cursor: pointer; }
 .al-graph g.node.al-selected > rect { stroke: var(--al-accent); stroke-width: 3px; }
-.al-details { flex: 1 1 260px; min-width: 240px; max-width: 440px; border-left: 3px solid var(--al-accent);
-  padding: 2px 8px; white-space: pre-wrap; color: var(--al-fg1); }
+.al-details { flex: 1 1 260px; min-width: 240px; max-width: 460px; border-left: 3px solid var(--al-accent);
+  padding: 2px 8px; color: var(--al-fg1); }
 .al-details:empty { display: none; }
 .al-details .al-close { float: right; padding: 0 6px; }
 .al-details h4 { margin: 2px 0 4px 0; font-size: 13px; color: var(--al-fg); }
 .al-details table { border-collapse: collapse; font-size: 12px; }
+.al-details td:first-child { white-space: nowrap; color: var(--al-fg2); }
 .al-details td { padding: 1px 6px 1px 0; vertical-align: top; font-family: var(--jp-code-font-family, ui-monospace, monospace);
   overflow-wrap: anywhere; }
 .al-stale { color: var(--al-error); font-weight: 600; }
@@ -264,16 +265,38 @@ function makeViewport(graph, root) {
   return { view, show, refit, setScale, fitScale };
 }
 
-// Scroll the drawing's box, then the page, so that the node is in sight.
-function keepInView(graph, node) {
+function contains(outer, inner) {
+  return inner.left >= outer.left && inner.right <= outer.right && inner.top >= outer.top && inner.bottom <= outer.bottom;
+}
+
+// The part of the window the notebook shows (inside its scrolling panel, below its toolbar).
+function visibleArea(el) {
+  let area = { left: 0, top: 0, right: window.innerWidth, bottom: window.innerHeight };
+  for (let node = el.parentElement; node; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    if (/(auto|scroll)/.test(style.overflowY + style.overflowX)) {
+      const r = node.getBoundingClientRect();
+      area = { left: Math.max(area.left, r.left), top: Math.max(area.top, r.top),
+               right: Math.min(area.right, r.right), bottom: Math.min(area.bottom, r.bottom) };
+    }
+  }
+  return area;
+}
+
+// Scroll the drawing's box, then the notebook, so that the node is in sight: the whole widget where it
+// fits (the stepper's buttons stay in view), the node itself otherwise.
+function keepInView(graph, node, root) {
   const box = graph.getBoundingClientRect();
   const rect = node.getBoundingClientRect();
-  const inside = rect.left >= box.left && rect.right <= box.right && rect.top >= box.top && rect.bottom <= box.bottom;
-  if (!inside) {
+  if (!contains(box, rect)) {
     graph.scrollLeft += rect.left + rect.width / 2 - (box.left + box.width / 2);
     graph.scrollTop += rect.top + rect.height / 2 - (box.top + box.height / 2);
   }
-  node.scrollIntoView({ block: "nearest", inline: "nearest" });
+  const area = visibleArea(root);
+  if (contains(area, node.getBoundingClientRect())) return;
+  const whole = root.getBoundingClientRect();
+  if (whole.height <= area.bottom - area.top) root.scrollIntoView({ block: "nearest" });
+  else node.scrollIntoView({ block: "center", inline: "nearest" });
 }
 
 function render({ model, el }) {
@@ -332,7 +355,7 @@ function render({ model, el }) {
   }
   function followCurrent() {
     const current = graph.querySelector("g.al-current");
-    if (current && (model.get("stepper") || {}).enabled) keepInView(graph, current);
+    if (current && (model.get("stepper") || {}).enabled) keepInView(graph, current, root);
   }
   function updateGraph() {
     const mine = ++renderId;

@@ -203,8 +203,8 @@ def _step_through(page, stepper) -> None:
         page.wait_for_timeout(50)
         node = _rect(current)
         assert _inside(node, _rect(stepper.locator(".al-graph")), 2), f"step {step}: current node outside the graph box"
-        window = {"left": 0, "top": 0, "right": page.viewport_size["width"], "bottom": page.viewport_size["height"]}
-        assert _inside(node, window, 2), f"step {step}: current node outside the window"
+        assert _inside(node, _rect(page.locator(".jp-WindowedPanel-outer")), 2), f"step {step}: node out of view"
+        assert _inside(_rect(stepper.locator("button.al-next")), _rect(page.locator(".jp-WindowedPanel-outer")))
         assert _positions(stepper) == start, f"step {step}: boxes moved"
         if current.locator("text.al-kind").count():  # AccumulateGrad: one .grad row, the one being written
             texts = current.locator("text").all_text_contents()
