@@ -31,11 +31,11 @@ from __future__ import annotations
 
 from .dot import escape, to_dot
 from .draw import Drawing, draw, outline
-from .scene import DotOptions, Scene, StepOverlay, build_scene
-from .svg import to_svg
 from .live import Watch, load_ipython_extension, unwatch, watch
+from .scene import DotOptions, Scene, StepOverlay, build_scene
 from .snapshot import NodeRecord, SavedRecord, Snapshot, TensorRecord, snapshot
 from .stepper import Stepper, step_backward
+from .svg import to_svg
 
 __all__ = ["draw", "watch", "unwatch", "step_backward", "snapshot", "to_dot", "outline", "escape", "Drawing",
            "Watch", "Stepper", "Snapshot", "NodeRecord", "SavedRecord", "TensorRecord", "DotOptions", "StepOverlay",

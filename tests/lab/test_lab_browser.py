@@ -113,8 +113,8 @@ SVG_TEXT_CONTRAST = """g => {
 
 
 def _rect(locator) -> dict:
-    return locator.evaluate("e => { const r = e.getBoundingClientRect(); "
-                            "return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height}; }")
+    return locator.evaluate("e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top, "
+                            "right: r.right, bottom: r.bottom, width: r.width, height: r.height}; }")
 
 
 def _inside(inner: dict, outer: dict, slack: float = 1.0) -> bool:
