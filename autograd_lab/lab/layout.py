@@ -5,7 +5,9 @@ The classic method of Sugiyama et al., kept short:
 1. **Ranks.** Each box goes one rank below its lowest parent (longest path from the top); a box with
    no parent (a tensor) is then pulled down to sit just above its highest child.
 2. **Dummies.** An edge spanning several ranks is cut into one-rank pieces by dummy points, so that it
-   can be routed between the boxes of the ranks it crosses.
+   can be routed between the boxes of the ranks it crosses. An edge spanning more than ``LONG_SPAN``
+   ranks (a leaf used all along a long chain) is drawn in one curve instead: routing hundreds of
+   them through every rank would cost more than it shows.
 3. **Order.** Within each rank, boxes are ordered by a depth-first walk (inputs left to right, in
    ``next_functions`` order), then improved by barycenter sweeps (each box moves towards the mean
    position of its neighbours in the rank above, then below); the order with the fewest crossings is kept.
@@ -29,6 +31,7 @@ RANK_GAP = 44.0  # vertical space between ranks (the stepper writes gradients on
 NODE_GAP = 26.0  # horizontal space between boxes
 DUMMY_GAP = 12.0  # horizontal space next to an edge passing through a rank
 MARGIN = 8.0
+LONG_SPAN = 16  # edges spanning more ranks than this get no dummy points
 ORDER_SWEEPS = 12
 PLACE_SWEEPS = 8
 
@@ -100,7 +103,7 @@ def _expand(ids, sizes, edges, rank) -> _Graph:
     sizes = dict(sizes)
     for index, (src, dst, port) in enumerate(edges):
         chain = [src]
-        for r in range(rank[src] + 1, rank[dst]):
+        for r in range(rank[src] + 1, rank[dst] if rank[dst] - rank[src] <= LONG_SPAN else rank[src] + 1):
             dummy = f"~{index}_{r}"
             rank[dummy] = r
             sizes[dummy] = (2.0, 0.0)
@@ -213,13 +216,22 @@ def _place(graph: _Graph) -> dict[str, float]:
         return (width[a] + width[b]) / 2 + gap
 
     def wanted(v: str, sides) -> float:
-        points = []
+        """The mean position of ``v``'s neighbours on ``sides`` (centers: aiming at the ports would make a
+        chain drift sideways port by port); a real box listens less to the edges passing by (dummy
+        points), so that a leaf shared by many nodes does not drag them all sideways."""
+        total = weight_sum = 0.0
         for side in sides:
-            for u, offset in side[v]:
-                port = offset * width[u] if side is graph.up else -offset * width[v]
-                points.append(x[u] + port)
-        return sum(points) / len(points) if points else x[v]
+            for u, _ in side[v]:
+                weight = 0.25 if u in graph.dummies and v not in graph.dummies else 1.0
+                total += weight * x[u]
+                weight_sum += weight
+        return total / weight_sum if weight_sum else x[v]
 
+    # Who gives way when two boxes want the same place: a box hanging from one parent and leading nowhere (a
+    # None, most leaves) moves aside before a box on a path, so that chains stay straight; edges passing
+    # through keep straight too.
+    weight = {v: 2.0 if v in graph.dummies else 0.2 if not graph.down[v] and len(graph.up[v]) == 1 else 1.0
+              for v in x}
     for sweep in range(PLACE_SWEEPS + 1):
         if sweep == PLACE_SWEEPS:
             sides, layers = (graph.up, graph.down), graph.layers
@@ -231,7 +243,7 @@ def _place(graph: _Graph) -> dict[str, float]:
             if not layer:
                 continue
             desired = [wanted(v, sides) for v in layer]
-            weights = [2.0 if v in graph.dummies else 1.0 for v in layer]
+            weights = [weight[v] for v in layer]
             placed = _project(desired, weights, [sep(a, b) for a, b in zip(layer, layer[1:])])
             x.update(zip(layer, placed))
     return x

@@ -56,13 +56,14 @@ def caller_scope(frames_up: int = 1, *, modules: bool = True) -> tuple[dict[str,
 
 def guess_model(snap: Snapshot, modules: dict[str, Module]) -> Module | None:
     """The module (of ``modules``, by variable name) that made this graph: the one with the most leaves
-    named after it (``net.fc1.weight``) whose module names cover every name tagged on the graph's nodes."""
+    named after it (``net.fc1.weight``) that also has a module of a name tagged on the graph's nodes. (A
+    loss module called on its own tags its nodes with its class name; that tag is simply not typed.)"""
     leaves = [t.name for t in snap.tensors.values() if t.is_leaf and t.name]
     tags = {n.module for n in snap.nodes.values() if n.module is not None}
     best, best_count = None, 0
     for variable, module in modules.items():
         count = sum(1 for name in leaves if name.startswith(variable + "."))
-        if count > best_count and tags <= set(model_names(module)[1]):
+        if count > best_count and tags & set(model_names(module)[1]):
             best, best_count = module, count
     return best
 
