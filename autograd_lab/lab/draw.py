@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from .dot import scene_to_dot
 from .layout import Layout
 from .names import caller_names, caller_scope, type_modules
-from .scene import DotOptions, Scene, build_scene
+from .scene import DotOptions, Scene, build_scene, shape_text
 from .snapshot import Snapshot, snapshot
 from .svg import layout_scene, to_svg
 
@@ -33,7 +33,7 @@ def _outline_text(snap: Snapshot, nid: str) -> str:
     if node.variable is not None:
         leaf = snap.tensors[node.variable]
         grad = leaf.grad.text() if leaf.grad is not None else "None"
-        text += f": {leaf.name or 'leaf'} {list(leaf.shape)} {leaf.dtype}, .grad={grad}"
+        text += f": {leaf.name or 'leaf'} {shape_text(leaf.shape)} {leaf.dtype}, .grad={grad}"
     stale = [s.name for s in node.saved if s.stale]
     if stale:
         text += f"  ⚠ stale saved tensor(s) {', '.join(stale)}: the next backward raises"
@@ -47,7 +47,7 @@ def outline(snap: Snapshot, max_lines: int = OUTLINE_LINES) -> str:
     stack: list[tuple] = []  # ("text", line) or ("node", node id, prefix, prefix of its children)
     for tid in reversed(snap.roots):
         tensor = snap.tensors[tid]
-        label = f"{tensor.name or 'tensor'} {list(tensor.shape)} {tensor.dtype}"
+        label = f"{tensor.name or 'tensor'} {shape_text(tensor.shape)} {tensor.dtype}"
         if tensor.node is None:
             stack.append(("text", label + "  (no grad_fn: nothing recorded)"))
         else:

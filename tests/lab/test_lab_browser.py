@@ -174,6 +174,10 @@ def _check_drawing(page, drawing) -> None:
     assert loss_box["bottom"] < x_box["top"], "the output is drawn above the leaves"
     graph = _rect(drawing.locator(".al-graph"))
     assert graph["height"] < 600 and graph["width"] <= _rect(drawing)["width"] + 1
+    drawing.locator(".al-legend summary").click()  # the legend is collapsed until asked for
+    expect(drawing.locator(".al-legend-items")).to_contain_text("AccumulateGrad: adds into a leaf's .grad")
+    drawing.locator(".al-outline summary").click()
+    expect(drawing.locator(".al-outline pre")).to_contain_text("└─ SumBackward0")
 
 
 def _check_mlp(page, mlp) -> None:

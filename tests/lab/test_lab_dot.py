@@ -85,11 +85,11 @@ def test_outline_is_a_tree_with_leaves_and_shared_nodes():
     y = (x * x).sum()
     text = outline(snapshot(y, names={"x": x, "y": y}))
     assert text.splitlines() == [
-        "y [] float32",
+        "y () float32",
         "└─ SumBackward0",
         "   └─ MulBackward0",
-        "      ├─ AccumulateGrad: x [2] float32, .grad=None",
-        "      └─ AccumulateGrad: x [2] float32, .grad=None  (shown above)",
+        "      ├─ AccumulateGrad: x (2,) float32, .grad=None",
+        "      └─ AccumulateGrad: x (2,) float32, .grad=None  (shown above)",
     ]
 
 
@@ -159,4 +159,4 @@ def test_graph_without_history():
     drawing = draw(x)
     assert drawing.snapshot.nodes == {}
     assert "requires_grad=False: no graph" in drawing.source
-    assert drawing.outline() == "x [2] float32  (no grad_fn: nothing recorded)"
+    assert drawing.outline() == "x (2,) float32  (no grad_fn: nothing recorded)"

@@ -163,4 +163,4 @@ def test_static_output_needs_no_dot_executable(tmp_path):
     env = {**os.environ, "PATH": str(tmp_path)}  # nothing to run on the PATH: no dot
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[:2] == ["y [] float32", "└─ SumBackward0"]
+    assert done.stdout.splitlines()[:2] == ["y () float32", "└─ SumBackward0"]
