@@ -14,11 +14,11 @@ import html
 
 import graphviz
 
-from .scene import LEGEND, Box, DotOptions, Scene, StepOverlay, build_scene
+from .scene import Box, DotOptions, Scene, StepOverlay, build_scene
 from .snapshot import Snapshot
 from .svg import BOX_LOOK, LINK_LOOK, ROW_LOOK
 
-__all__ = ["DotOptions", "StepOverlay", "escape", "to_dot", "build_dot", "scene_to_dot", "LEGEND"]
+__all__ = ["escape", "to_dot", "build_dot", "scene_to_dot"]  # DotOptions and StepOverlay: from .scene
 
 
 def escape(text) -> str:
