@@ -28,7 +28,7 @@ const STYLE = `
 .al-graph svg { display: block; }
 .al-graph g.node { cursor: pointer; }
 .al-graph g.node.al-selected > rect { stroke: var(--al-accent); stroke-width: 3px; }
-.al-details { flex: 1 1 260px; min-width: 240px; max-width: 460px; border-left: 3px solid var(--al-accent);
+.al-details { flex: 1 1 230px; min-width: 220px; max-width: 460px; border-left: 3px solid var(--al-accent);
   padding: 2px 8px; color: var(--al-fg1); }
 .al-details:empty { display: none; }
 .al-details .al-close { float: right; padding: 0 6px; }
@@ -283,15 +283,19 @@ function visibleArea(el) {
   return area;
 }
 
+// Scroll the drawing's box (only it) so that the node is in it, centered if it was not.
+function scrollBoxTo(graph, node) {
+  const box = graph.getBoundingClientRect();
+  const rect = node.getBoundingClientRect();
+  if (contains(box, rect)) return;
+  graph.scrollLeft += rect.left + rect.width / 2 - (box.left + box.width / 2);
+  graph.scrollTop += rect.top + rect.height / 2 - (box.top + box.height / 2);
+}
+
 // Scroll the drawing's box, then the notebook, so that the node is in sight: the whole widget where it
 // fits (the stepper's buttons stay in view), the node itself otherwise.
 function keepInView(graph, node, root) {
-  const box = graph.getBoundingClientRect();
-  const rect = node.getBoundingClientRect();
-  if (!contains(box, rect)) {
-    graph.scrollLeft += rect.left + rect.width / 2 - (box.left + box.width / 2);
-    graph.scrollTop += rect.top + rect.height / 2 - (box.top + box.height / 2);
-  }
+  scrollBoxTo(graph, node);
   const area = visibleArea(root);
   if (contains(area, node.getBoundingClientRect())) return;
   const whole = root.getBoundingClientRect();
@@ -374,7 +378,12 @@ function render({ model, el }) {
         markSelected();
       });
     }
+    const first = !graph.querySelector("svg");
     viewport.show(svg);
+    if (first) { // a big drawing opens on its output (the top box), wherever it sits across the width
+      const output = svg.querySelector("g.al-tensor") || svg.querySelector("g.node");
+      if (output) scrollBoxTo(graph, output);
+    }
     root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
     markSelected();
     followCurrent();
@@ -399,7 +408,14 @@ function render({ model, el }) {
   }
 
   model.on("change:svg", updateGraph);
-  model.on("change:details", () => renderDetails(details, model.get("details"), closeDetails));
+  model.on("change:details", () => {
+    renderDetails(details, model.get("details"), closeDetails);
+    requestAnimationFrame(() => { // below a wide graph, bring the details into sight
+      if (details.firstChild && !contains(visibleArea(root), details.getBoundingClientRect())) {
+        details.scrollIntoView({ block: "nearest" });
+      }
+    });
+  });
   model.on("change:stepper", updateStepper);
   model.on("change:warnings", updateMessages);
   model.on("change:messages", updateMessages);
