@@ -199,9 +199,13 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None and self._view_version != self._vc.value:
-            return self._base.requires_grad  # its history will be rebuilt from the base's on first use
-        return self._grad_fn is not None or self._requires_grad
+        """True for a leaf marked with ``requires_grad_()``, a result of a recorded op, or a view of a tensor
+        that requires grad: PyTorch's rule for views, which holds even for a view taken under ``no_grad`` or
+        ``inference_mode`` (that one has no ``grad_fn``, and the gradient of what is computed from it stops there)."""
+        base = self._base
+        if base is not None and self._view_version != self._vc.value:
+            return base.requires_grad  # its history will be rebuilt from the base's on first use
+        return self._grad_fn is not None or self._requires_grad or (base is not None and base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -268,7 +272,9 @@ class Tensor:
     def data(self) -> Tensor:
         """The same storage without history, and with its own version counter (unlike ``detach()``):
         changes made through ``.data`` are invisible to autograd's in-place checks."""
-        return Tensor._make(self._data)
+        t = Tensor._make(self._data)
+        t._is_inference = self._is_inference  # (as a view: an inference tensor's is one, a normal tensor's is not)
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -279,6 +285,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter with this one, cut from the graph."""
         t = Tensor._make(self._data, version_counter=self._vc)
+        t._is_inference = self._is_inference  # (as a view: an inference tensor's is one, a normal tensor's is not)
         return t
 
     def detach_(self) -> Tensor:
