@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import autograd, backend, backends, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, backends, cuda, data, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

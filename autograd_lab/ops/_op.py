@@ -44,6 +44,7 @@ from operator import itemgetter
 from .. import backend
 from ..autograd import grad_mode as _gm
 from ..autograd.graph import Node, gradient_edge, output_meta
+from ..autograd.profiler import _state as _profiling
 from ..autograd.saved import SavedTensor
 from ..overrides import handle_torch_function, has_torch_function
 from ..tensor import Tensor
@@ -90,6 +91,8 @@ class Op(Node):
         """Run the op on tensors (and Python numbers) and, when an input requires grad, record its node."""
         if has_torch_function(inputs):  # a Tensor subclass that takes ops over (the legacy Variable)
             return handle_torch_function(cls.apply, inputs, params)
+        if _profiling.active is not None:  # a profiler records this thread: it times the op (autograd/profiler.py)
+            return _profiling.active.op(cls, inputs, params)
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         if cls.promotes:
             arrays = _promote(cls, inputs, arrays)
