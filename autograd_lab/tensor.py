@@ -423,6 +423,11 @@ class Tensor:
         memo[id(self)] = new
         return new
 
+    def __reduce_ex__(self, protocol):
+        """Pickling (the batches DataLoader workers send, multiprocessing queues): the values and ``requires_grad``,
+        rebuilt as a leaf. History, ``.grad`` and being a view do not cross, as in PyTorch."""
+        return (_rebuild_tensor, (type(self), self._data, self.requires_grad))
+
     def __repr__(self) -> str:
         from ._tensor_str import format_tensor
         return format_tensor(self)
@@ -439,6 +444,13 @@ class Tensor:
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
         xp = backend.namespace_of(self._data)
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _rebuild_tensor(cls, data, requires_grad: bool) -> Tensor:
+    t = cls._make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:
