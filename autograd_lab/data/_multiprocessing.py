@@ -31,7 +31,9 @@ class MultiProcessingIter:
     def __init__(self, loader) -> None:
         self.shut_down = True  # (until there is something to shut down)
         _check_worker_number(loader.num_workers)
-        self.loader = loader
+        # (the loader's settings, not the loader: a loader keeps its persistent iterator, and a reference back would
+        # make a cycle, collected in an order where the queues may close before the workers are told to stop)
+        self.in_order, self.persistent, self.timeout = loader.in_order, loader.persistent_workers, loader.timeout
         self.num_workers = loader.num_workers
         self.in_flight_limit = loader.prefetch_factor * loader.num_workers
         context = loader.multiprocessing_context or multiprocessing.get_context()
@@ -61,7 +63,7 @@ class MultiProcessingIter:
         for _ in range(self.in_flight_limit):
             self._send_task()
 
-    def reset(self) -> None:
+    def reset(self, batches) -> None:
         """A new epoch with the same (persistent) workers: they restart their datasets' iterators first."""
         for index_queue in self.index_queues:
             index_queue.put(_ResumeIteration())
@@ -70,7 +72,7 @@ class MultiProcessingIter:
             task_index, _ = self._get_result()
             if isinstance(task_index, _ResumeIteration):
                 resumed += 1
-        self._start_epoch(self.loader._batches_of_indices())
+        self._start_epoch(batches)
 
     def _send_task(self) -> None:
         if self.in_flight >= self.in_flight_limit:
@@ -96,7 +98,7 @@ class MultiProcessingIter:
         try:
             return self._next_batch()
         except StopIteration:
-            if not self.loader.persistent_workers:
+            if not self.persistent:
                 self.shutdown()
             raise
         except BaseException:
@@ -123,7 +125,7 @@ class MultiProcessingIter:
                 self.active[data.worker_id] = False
                 self._send_task()
                 continue
-            if task_index != self.received and self.loader.in_order:
+            if task_index != self.received and self.in_order:
                 self.pending[task_index] += (data,)
                 continue
             del self.pending[task_index]
@@ -139,7 +141,7 @@ class MultiProcessingIter:
 
     def _get_result(self):
         """The next result from any worker; an error if a worker died or ``timeout`` passed."""
-        timeout = self.loader.timeout
+        timeout = self.timeout
         wait = timeout if timeout > 0 else STATUS_CHECK_INTERVAL
         while True:
             try:

@@ -167,7 +167,7 @@ class DataLoader:
             return _single_process_batches(self, self._batches_of_indices())
         from ._multiprocessing import MultiProcessingIter
         if self.persistent_workers and self._iterator is not None:
-            self._iterator.reset()
+            self._iterator.reset(self._batches_of_indices())
             return self._iterator
         iterator = MultiProcessingIter(self)
         if self.persistent_workers:
