@@ -85,7 +85,7 @@ class Slow(Dataset):
 
     def __getitem__(self, i):
         if i == 0:
-            time.sleep(1.0)
+            time.sleep(1.5)
         return i
 
 
