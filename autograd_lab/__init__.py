@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, backends, cuda, data, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from ._tensor_str import set_printoptions
 from .autograd.grad_mode import (
     enable_grad,
@@ -35,6 +35,12 @@ from .backend import (
     set_default_device,
     set_default_dtype,
     uint8,
+)
+from .backends import (
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
 )
 from .creation import (
     Generator,

@@ -226,9 +226,13 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None and self._view_version != self._vc.value:
-            return self._base.requires_grad  # its history will be rebuilt from the base's on first use
-        return self._grad_fn is not None or self._requires_grad
+        """True for a leaf marked with ``requires_grad_()``, a result of a recorded op, or a view of a tensor
+        that requires grad: PyTorch's rule for views, which holds even for a view taken under ``no_grad`` or
+        ``inference_mode`` (that one has no ``grad_fn``, and the gradient of what is computed from it stops there)."""
+        base = self._base
+        if base is not None and self._view_version != self._vc.value:
+            return base.requires_grad  # its history will be rebuilt from the base's on first use
+        return self._grad_fn is not None or self._requires_grad or (base is not None and base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -295,7 +299,9 @@ class Tensor:
     def data(self) -> Tensor:
         """The same storage without history, and with its own version counter (unlike ``detach()``):
         changes made through ``.data`` are invisible to autograd's in-place checks."""
-        return Tensor._make(self._data)
+        t = Tensor._make(self._data)
+        t._is_inference = self._is_inference  # (as a view: an inference tensor's is one, a normal tensor's is not)
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -306,6 +312,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter with this one, cut from the graph."""
         t = Tensor._make(self._data, version_counter=self._vc)
+        t._is_inference = self._is_inference  # (as a view: an inference tensor's is one, a normal tensor's is not)
         return t
 
     def detach_(self) -> Tensor:
@@ -443,6 +450,11 @@ class Tensor:
         memo[id(self)] = new
         return new
 
+    def __reduce_ex__(self, protocol):
+        """Pickling (the batches DataLoader workers send, multiprocessing queues): the values and ``requires_grad``,
+        rebuilt as a leaf. History, ``.grad`` and being a view do not cross, as in PyTorch."""
+        return (_rebuild_tensor, (type(self), self._data, self.requires_grad))
+
     def __repr__(self) -> str:
         from ._tensor_str import format_tensor
         return format_tensor(self)
@@ -459,6 +471,13 @@ class Tensor:
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
         xp = backend.namespace_of(self._data)
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _rebuild_tensor(cls, data, requires_grad: bool) -> Tensor:
+    t = cls._make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -1,7 +1,8 @@
 """Tutorial-style scripts, written as a PyTorch user writes them but with ``import autograd_lab as al``, run twice:
 as written, and with every ``autograd_lab`` import turned into ``torch``. Both runs must give the same numbers
 (float64) and print the same text ("torch." read as "al."): the script is the proof that the API it uses is
-PyTorch's. Each script is a file of this folder with a ``main()`` returning its results."""
+PyTorch's. Each script is a file of ``models/`` with a ``main()`` returning its results (``test_api_tutorials.py`` runs the
+scripts of ``scripts/``, one per API item, which leave a ``result``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-SCRIPTS = sorted(p for p in Path(__file__).parent.glob("*.py") if not p.name.startswith(("test_", "_")))
+SCRIPTS = sorted((Path(__file__).parent / "models").glob("*.py"))
 
 
 def _run(path: Path, library: str, capsys) -> tuple[dict, str]:
