@@ -14,6 +14,7 @@ import graphviz
 
 from ..tensor import Tensor
 from .dot import DotOptions, build_dot
+from .protocol import is_graph_like
 from .snapshot import Snapshot, snapshot
 
 __all__ = ["Drawing", "draw", "outline", "caller_names"]
@@ -22,7 +23,8 @@ OUTLINE_LINES = 200
 
 
 def caller_names(frames_up: int = 1) -> dict[str, Tensor]:
-    """Tensors bound to names in the calling frame (its globals, then its locals), to label the drawing."""
+    """Tensors bound to names in the calling frame (its globals, then its locals), to label the drawing; also the
+    objects that follow the graph protocol (:mod:`.protocol`)."""
     frame = inspect.currentframe()
     try:
         for _ in range(frames_up + 1):
@@ -30,7 +32,7 @@ def caller_names(frames_up: int = 1) -> dict[str, Tensor]:
         found = {}
         for scope in (frame.f_globals, frame.f_locals):
             for name, value in scope.items():
-                if isinstance(value, Tensor) and not name.startswith("_"):
+                if (isinstance(value, Tensor) or is_graph_like(value)) and not name.startswith("_"):
                     found[name] = value
         return found
     finally:
@@ -141,7 +143,8 @@ class Drawing(graphviz.Digraph):
 
 def draw(*tensors: Tensor, names: dict[str, Tensor] | None = None, max_depth: int | None = None,
          modules: str | None = None, hide_constants: bool = False, max_nodes: int = 400, legend: bool = True) -> Drawing:
-    """Draw the ``grad_fn`` graph of ``tensors`` (see :mod:`autograd_lab.lab`).
+    """Draw the ``grad_fn`` graph of ``tensors`` (see :mod:`autograd_lab.lab`): autograd_lab tensors, or any objects
+    with PyTorch-style introspection (a hand-written engine's, PyTorch's; see :mod:`.protocol`).
 
     ``names`` labels tensors (by default, the tensors bound to names where ``draw`` is called).
     ``max_depth`` folds nodes farther than that from the outputs; ``modules="cluster"`` boxes, and

@@ -353,10 +353,12 @@ def snapshot(*tensors: Tensor, names: dict[str, Tensor] | None = None, small: in
     ``names`` maps variable names to tensors: those tensors are labelled with their names, and a
     named tensor whose ``grad_fn`` is in the graph is drawn beside that node (with its ``.grad`` if it
     retains it). ``small``: tensors with at most this many elements are recorded with their values.
+    Objects that are not autograd_lab tensors but expose PyTorch-style introspection (``grad_fn``,
+    ``next_functions``) are walked by :func:`.protocol.snapshot_graph_like`.
     """
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"lab.snapshot() takes Tensors, got {type(t).__name__} (pass the tensors whose graph to draw)")
+    if not all(isinstance(t, Tensor) for t in tensors):  # a graph autograd_lab did not record: the protocol
+        from .protocol import snapshot_graph_like
+        return snapshot_graph_like(*tensors, names=names, small=small)
     names = dict(names or {})
     by_object = {id(t): n for n, t in names.items() if isinstance(t, Tensor)}
     walker = _Walker(by_object, small)
