@@ -118,6 +118,9 @@ def grads_of_node(node: Any, grad: np.ndarray, label: str) -> tuple[tuple | None
 
 def compare_grad(name: str, got: Any, expected: np.ndarray, upstream: np.ndarray | None = None) -> Feedback:
     """``compare_arrays`` against autograd_lab, with a hint when the upstream gradient was left out."""
+    if got is None:
+        return failed(f"{name} is None, but autograd_lab gives {np.round(expected, 4).tolist()}: no gradient reached "
+                      "it.")
     result = compare_arrays(name, got, expected, reference="autograd_lab", rtol=1e-6, atol=1e-9)
     if result or upstream is None or got is None:
         return result

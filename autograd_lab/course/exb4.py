@@ -51,8 +51,11 @@ def ex_b4_1(AccumulateGrad: type, Tensor: type) -> Feedback:  # noqa: N803 - the
         problem = _accumulate(node, grad, f"AccumulateGrad({name}).backward, first call")
         if problem is not None:
             return problem
-        result = compare_arrays(f"{name}.grad after one backward", leaf_grad(getattr(node, "variable", None)),
-                                np.array([0.5, -1.0]))
+        got = leaf_grad(getattr(node, "variable", None))
+        if got is None:
+            return failed(f"{name}.grad is still None after AccumulateGrad({name}).backward(grad): the node's job is to "
+                          "put the gradient in its leaf's .grad (self.variable.grad).")
+        result = compare_arrays(f"{name}.grad after one backward", got, np.array([0.5, -1.0]))
         if not result:
             return result
     second = np.array([2.0, 4.0])
@@ -91,6 +94,8 @@ def ex_b4_2(sum_to: Callable) -> Feedback:
         got, error = run(lambda grad=grad, small=small: sum_to(grad.copy(), small), what=label)
         if error is not None:
             return error
+        if got is None:
+            return failed(f"{label} returned None: return the summed array.")
         got_shape = np.shape(got)
         if got_shape != small:
             hint = ("keep each axis where shape has a 1 (keepdims=True), and drop only the leading axes that shape "

@@ -77,6 +77,9 @@ def _cross_entropy_case(cross_entropy: Callable, Tensor: type, logits_values: np
     loss, error = run(lambda: cross_entropy(logits, TARGETS), what=f"cross_entropy({label}, targets)")
     if error is not None:
         return error
+    if loss is None or not hasattr(loss, "backward"):
+        return failed(f"cross_entropy({label}, targets) returned {type(loss).__name__}: return the loss, one of your "
+                      "Tensors holding a single number, made with your engine's ops (so that backward reaches logits).")
     reference = al.tensor(logits_values, requires_grad=True)
     expected = al.nn.functional.cross_entropy(reference, al.tensor(TARGETS))
     expected.backward()
@@ -130,6 +133,11 @@ def ex_b6_3(sgd_step: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the l
             return failed(error.message + "\nHint: a parameter is a leaf that requires grad, so commit refuses it. An "
                           "optimizer changes the values behind autograd's back: p.data -= lr * p.grad.")
         return error
+    if all(np.array_equal(tensor.data, VALUES[name]) for name, tensor in params.items()):
+        return failed("sgd_step(params, 0.1) left every parameter as it was: update p.data for each p in "
+                      "params.values().")
+    if all(np.allclose(tensor.data, VALUES[name] + 0.1 * grads[name]) for name, tensor in params.items()):
+        return failed("Every parameter moved along its gradient, uphill: the loss would grow. Subtract lr * p.grad.")
     for name, tensor in params.items():
         result = compare_arrays(f"{name} after the step", tensor.data, VALUES[name] - 0.1 * grads[name],
                                 reference="p - lr * p.grad")
