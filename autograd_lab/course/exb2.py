@@ -42,7 +42,7 @@ def _check_op(Tensor: type, label: str, mine: Callable, reference: Callable, arr
         return error
     grads, error = grads_of_node(getattr(out, "grad_fn", None), upstream, label)
     if error is not None:
-        return failed(f"{label}: {error.message}")
+        return failed(f"{label}: {error.message}\nReminder: {REMINDERS[reminder]}")
     expected = reference_grads(reference, arrays, upstream)
     for name, got, want in zip(names, grads, expected):
         result = compare_grad(f"{label}, gradient for {name}", got, want, upstream)

@@ -102,6 +102,28 @@ def _expected(fn: Callable, values: list, gradient) -> list[np.ndarray]:
     return [leaf.grad.numpy() if leaf.grad is not None else None for leaf in leaves]
 
 
+class _Counted:
+    """Stands in for one of the learner's nodes in their graph, counting how often backward runs it."""
+
+    def __init__(self, node) -> None:
+        self.node, self.calls = node, 0
+
+    def name(self) -> str:
+        return self.node.name()
+
+    @property
+    def next_functions(self):
+        return self.node.next_functions
+
+    @property
+    def shape(self):
+        return self.node.shape
+
+    def backward(self, grad):
+        self.calls += 1
+        return self.node.backward(grad)
+
+
 def _fan_in(Tensor: type, backward: Callable) -> Feedback | None:  # noqa: N803
     """z = (h * h + h).sum() with one h: the gradients from three uses of h are added before ExpBackward runs."""
     x, error = make_tensor(Tensor, [0.5, -0.25], requires_grad=True)
@@ -110,6 +132,7 @@ def _fan_in(Tensor: type, backward: Callable) -> Feedback | None:  # noqa: N803
     h, error = run(lambda: (x * 2.0).exp(), what="(x * 2.0).exp()")
     if error is not None:
         return error
+    counted = h.grad_fn = _Counted(h.grad_fn)  # the nodes made from h below lead to it
     z, error = run(lambda: (h * h + h).sum(), what="(h * h + h).sum()")
     if error is not None:
         return error
@@ -124,6 +147,11 @@ def _fan_in(Tensor: type, backward: Callable) -> Feedback | None:  # noqa: N803
                       "\nHint: ExpBackward receives three gradients (two from h * h, one from + h). Add each gradient "
                       "that arrives for a node into a dict, and run the node once, when its turn in the topological "
                       "order comes.")
+    if counted.calls != 1:
+        return failed(f"For z = (h * h + h).sum() with h = (x * 2).exp(): ExpBackward ran {counted.calls} times. It "
+                      "must run once, with the sum of the three gradients sent to it: a node run once per path makes "
+                      "a deep network's backward exponentially slow. Run the nodes in topological order, keeping the "
+                      "pending gradients in a dict.")
     return None
 
 
