@@ -53,7 +53,7 @@ def test_every_exercise_is_followed_by_its_folded_solution(path):
         assert [(nb, k) for _, nb, k in called] == [(path.name[1], str(number))], (
             f"{path.name}: exercise {number} should call check.ex_b{path.name[1]}_{number}; it calls {called}")
         heading, solution = cells[index + 1], cells[index + 2]
-        assert _source(heading) == f"##### Solution to exercise {number}"
+        assert _source(heading) == f"#### Solution to exercise {number}"
         assert {"solution", "hide-input"} <= set(_tags(solution))
         assert solution["metadata"].get("jupyter", {}).get("source_hidden") is True
         assert CHECKER.findall(_source(solution)) == called
