@@ -1,4 +1,4 @@
-"""The engine of the build-your-own track, read from its notebooks (``notebooks/build/b*.ipynb``).
+"""The engine of the build-your-own track, read from its notebooks (``notebooks/build_it/b*.ipynb``).
 
 Each notebook's code cells are tagged: ``engine`` (engine code the notebook gives), ``solution`` (a worked
 solution: definitions, then the checker call), ``exercise`` (the learner's placeholder) and ``engine-so-far``
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TRACK = ROOT / "notebooks" / "build"
+TRACK = ROOT / "notebooks" / "build_it"
 SO_FAR = "engine-so-far"
 
 

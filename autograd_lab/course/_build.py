@@ -1,4 +1,4 @@
-"""What the checkers of the build-your-own track (``notebooks/build/``) share.
+"""What the checkers of the build-your-own track (``notebooks/build_it/``) share.
 
 The learner's engine is NumPy code in their notebook: a ``Tensor`` class whose operators call op functions
 (``add``, ``mul``...), nodes with ``name()``, ``next_functions`` and ``backward(grad)``, and the functions the

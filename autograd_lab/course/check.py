@@ -1,7 +1,7 @@
 """``check.ex_NN_K``: the checker of exercise K of notebook NN, looked up in the module ``exNN``.
 
 A notebook calls ``check.ex_03_2(answer)``; this module imports ``autograd_lab.course.ex03`` on first use
-and returns its ``ex_03_2``. The build-your-own track's notebooks (``notebooks/build/bN_*.ipynb``) are
+and returns its ``ex_03_2``. The build-your-own track's notebooks (``notebooks/build_it/bN_*.ipynb``) are
 numbered ``bN``: ``check.ex_b3_1`` lives in ``exb3``. Adding a notebook's checkers needs no edit here.
 """
 

@@ -1,4 +1,4 @@
-"""Checkers for ``build/b1_tensor_and_graph.ipynb``: the learner's tensor records its history as PyTorch's does,
+"""Checkers for ``build_it/b1_tensor_and_graph.ipynb``: the learner's tensor records its history as PyTorch's does,
 one node per op, edges in ``next_functions``, and one ``AccumulateGrad`` per leaf."""
 
 from __future__ import annotations

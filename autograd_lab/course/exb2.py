@@ -1,4 +1,4 @@
-"""Checkers for ``build/b2_ops_and_derivatives.ipynb``: each of the learner's nodes turns the gradient of its output
+"""Checkers for ``build_it/b2_ops_and_derivatives.ipynb``: each of the learner's nodes turns the gradient of its output
 into one gradient per input, checked against autograd_lab's on inputs and upstream gradients that expose a
 missing chain-rule factor, a flipped sign, a transposed matrix or a forgotten axis."""
 

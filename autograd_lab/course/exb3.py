@@ -1,4 +1,4 @@
-"""Checkers for ``build/b3_topological_order_and_backward.ipynb``: an order in which every node runs after all the
+"""Checkers for ``build_it/b3_topological_order_and_backward.ipynb``: an order in which every node runs after all the
 nodes that send it gradients, and a backward pass that adds the gradients meeting at a node before running it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checkers for ``build/b4_accumulation_and_broadcasting.ipynb``: ``.grad`` adds up over backward calls without
+"""Checkers for ``build_it/b4_accumulation_and_broadcasting.ipynb``: ``.grad`` adds up over backward calls without
 touching the arrays it is given, and gradients are summed back down to the shape of the input they belong to."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checkers for ``build/b5_version_counter.ipynb``: an in-place change bumps the tensor's version and takes over the
+"""Checkers for ``build_it/b5_version_counter.ipynb``: an in-place change bumps the tensor's version and takes over the
 new history, a leaf that requires grad refuses it, and a node refuses to use a saved tensor changed since it saved it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checkers for ``build/b6_train_a_net.ipynb``: the learner's engine runs an MLP, its cross-entropy and an SGD step,
+"""Checkers for ``build_it/b6_train_a_net.ipynb``: the learner's engine runs an MLP, its cross-entropy and an SGD step,
 with gradients equal to autograd_lab's."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The build-your-own track (notebooks/build/) holds together: each notebook starts from exactly the engine the
+"""The build-your-own track (notebooks/build_it/) holds together: each notebook starts from exactly the engine the
 notebooks before it built, every exercise is followed by its folded solution calling the same checker, and the
 engine the track ends with computes autograd_lab's gradients."""
 

@@ -14,8 +14,8 @@ import re
 import pytest
 
 NOTEBOOKS_DIR = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
-# the lessons (NN_name.ipynb), then the build-your-own track (build/bN_name.ipynb)
-NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted(NOTEBOOKS_DIR.glob("build/b[0-9]_*.ipynb"))
+# the lessons (NN_name.ipynb), then the build-your-own track (build_it/bN_name.ipynb)
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted(NOTEBOOKS_DIR.glob("build_it/b[0-9]_*.ipynb"))
 
 MAX_OUTPUT_BYTES = 200_000  # one output (all its MIME types together)
 MAX_NOTEBOOK_BYTES = 1_500_000

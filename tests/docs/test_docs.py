@@ -16,7 +16,7 @@ pytest.importorskip("myst_nb", reason="the docs build needs the docs extra: pip 
 pytest.importorskip("furo", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("build/*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("build_it/*.ipynb"))
 REMOVED = {"remove-cell", "remove-output", "remove_cell", "remove_output"}  # tags that hide a cell's output
 
 API_MODULES = [
@@ -62,7 +62,7 @@ def test_every_notebook_is_rendered_with_its_stored_outputs(site):
     assert NOTEBOOKS, "notebooks/ holds no notebook to render"
     course = (site / "course.html").read_text(encoding="utf-8")
     for path in NOTEBOOKS:
-        name = path.relative_to(ROOT / "notebooks").with_suffix(".html").as_posix()  # e.g. build/b1_....html
+        name = path.relative_to(ROOT / "notebooks").with_suffix(".html").as_posix()  # e.g. build_it/b1_....html
         page = site / "notebooks" / name
         assert page.is_file(), f"{path.name} was not rendered"
         assert f'href="notebooks/{name}"' in course, f"{path.name} is not listed on the course page"
