@@ -19,7 +19,21 @@ import autograd_lab as al
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["FakeNode", "make_tensor", "run", "reference_grads", "grads_of_node", "compare_grad", "leaf_grad",
-           "missing_class", "first_problem", "first_failure", "finish"]
+           "missing_class", "first_problem", "first_failure", "finish", "describe"]
+
+
+def describe(value: Any) -> str:
+    """A learner's value in a message, without object addresses: a node by its name(), a tuple item by item."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(describe(item) for item in value) + ("," if len(value) == 1 else "") + ")"
+    name = getattr(value, "name", None)
+    if callable(name) and not isinstance(value, type):
+        try:
+            return f"<{name()}>"
+        except Exception:  # noqa: BLE001 - a broken name() still gets described
+            pass
+    text = repr(value)
+    return text if " at 0x" not in text and len(text) <= 60 else f"a {type(value).__name__}"
 
 
 def first_problem(*problems: Feedback | None) -> Feedback | None:

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._build import FakeNode, first_problem, make_tensor, missing_class, run
+from ._build import FakeNode, describe, first_problem, make_tensor, missing_class, run
 from ._feedback import Feedback, failed, is_placeholder, not_answered, passed
 
 
 def _edge_problem(edge: Any, what: str) -> str | None:
     if not isinstance(edge, tuple) or len(edge) != 2:
-        return f"gradient_edge({what}) returned {edge!r}; it should return a pair (node or None, 0)."
+        return f"gradient_edge({what}) returned {describe(edge)}; it should return a pair (node or None, 0)."
     if not isinstance(edge[1], int) or edge[1] != 0:
-        return (f"gradient_edge({what}) returned {edge[1]!r} as the pair's second item; it should be 0 (which output "
+        return (f"gradient_edge({what}) returned {describe(edge[1])} as the pair's second item; it should be 0 (which output "
                 "of the node the tensor is: our ops have one output).")
     return None
 
@@ -59,7 +59,7 @@ def ex_b1_1(gradient_edge: Callable, Tensor: type) -> Feedback:  # noqa: N803 - 
                       "is wanted for it, so its edge is (None, 0) and backward will skip it.")
     if edges["result"][0] is not maker:
         return failed("gradient_edge(result) should send the gradient to result.grad_fn, the node that made it; "
-                      f"it returned {edges['result'][0]!r}.")
+                      f"it returned {describe(edges['result'][0])}.")
     text = _leaf_problem(edges["leaf"][0], leaf)
     if text:
         return failed(text)
@@ -101,7 +101,7 @@ def _check_edges(node: Any, inputs: tuple, names: list[str], accumulators: dict)
     edges = getattr(node, "next_functions", None)
     if not isinstance(edges, tuple) or len(edges) != len(inputs):
         return (f"node.next_functions should be a tuple with one (node, 0) edge per input ({len(inputs)} here); "
-                f"got {edges!r}.")
+                f"got {describe(edges)}.")
     for i, ((child, _), t, name) in enumerate(zip(edges, inputs, names)):
         if not t.requires_grad:
             expected = None
@@ -113,7 +113,7 @@ def _check_edges(node: Any, inputs: tuple, names: list[str], accumulators: dict)
                 return (f"edge {i} should lead to {name}'s AccumulateGrad (gradient_edge({name})); "
                         "next_functions must follow the order of the inputs.")
         if child is not expected:
-            return (f"edge {i} ({name}) should be gradient_edge({name}); got ({child!r}, ...). next_functions must "
+            return (f"edge {i} ({name}) should be gradient_edge({name}); got ({describe(child)}, ...). next_functions must "
                     "follow the order of the inputs.")
     return None
 

@@ -10,7 +10,7 @@ import numpy as np
 import autograd_lab as al
 from autograd_lab.autograd.engine import sum_to as reference_sum_to
 
-from ._build import compare_grad, first_problem, leaf_grad, make_tensor, missing_class, run
+from ._build import compare_grad, describe, first_problem, leaf_grad, make_tensor, missing_class, run
 from ._feedback import Feedback, compare_arrays, failed, is_placeholder, not_answered, passed
 
 
@@ -22,7 +22,7 @@ def _accumulate(node, grad: np.ndarray, what: str) -> Feedback | None:
                           "one): store a copy, grad.copy(), and add to that.")
         return error
     if returned is None or len(tuple(returned)) != 0:
-        return failed(f"AccumulateGrad.backward returned {returned!r}; return () (an empty tuple): a leaf sends "
+        return failed(f"AccumulateGrad.backward returned {describe(returned)}; return () (an empty tuple): a leaf sends "
                       "no gradient further, and backward's loop zips this with next_functions, which is ().")
     return None
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._build import compare_grad, finish, first_failure, first_problem, leaf_grad, make_tensor, missing_class, run
+from ._build import compare_grad, describe, finish, first_failure, first_problem, leaf_grad, make_tensor, missing_class, run
 from ._feedback import Feedback, compare_arrays, failed, is_placeholder, not_answered
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -123,7 +123,7 @@ def _direct(saved: Callable, Tensor: type) -> Feedback | None:  # noqa: N803
     if error is not None:
         return error
     if setting != 1:
-        return failed(f"saved(node, 'axis') should return the saved setting as it is (1); got {setting!r}. Only "
+        return failed(f"saved(node, 'axis') should return the saved setting as it is (1); got {describe(setting)}. Only "
                       "tensors have a version.")
     return None
 
