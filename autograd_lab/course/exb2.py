@@ -21,7 +21,7 @@ REMINDERS = {
     "x.exp()": "d exp(x)/dx = exp(x): the node saved it as result, no need to compute it again.",
     "x.log()": "d log(x)/dx = 1/x.",
     "x.tanh()": "d tanh(x)/dx = 1 - tanh(x)²: the node saved tanh(x) as result.",
-    "x.relu()": "d relu(x)/dx is 1 where x > 0 and 0 elsewhere (a mask: saved x > 0).",
+    "x.relu()": "d relu(x)/dx is 1 where x > 0 and 0 elsewhere: a mask, result > 0 (the node saved result).",
     "a @ b": "for a: grad @ b.T, for b: a.T @ grad. Each gradient has the shape of its input.",
     "x.sum": ("each element of x adds once into its sum, so it receives that sum's gradient: put the summed axis "
               "back (np.expand_dims, when keepdims=False), then np.broadcast_to(grad, x's shape)."),
