@@ -92,8 +92,8 @@ def test_draw_labels_with_the_callers_names_and_shows_grads():
     x, c, y = _graph()
     x.grad = np.array([4.0, 1.0])
     text = draw(y).outline()
-    assert text.splitlines()[0] == "y [] float64"
-    assert "Accumulate: x [2] float64, .grad=[4, 1]" in text and "(an input that needs no grad)" in text
+    assert text.splitlines()[0] == "y () float64"
+    assert "Accumulate: x (2,) float64, .grad=[4, 1]" in text and "(an input that needs no grad)" in text
     assert "(shown above)" in text
 
 
