@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from .dot import scene_to_dot
 from .layout import Layout
 from .names import caller_names, caller_scope, type_modules
+from .protocol import is_graph_like
 from .scene import DotOptions, Scene, build_scene, shape_text
 from .snapshot import Snapshot, snapshot
 from .svg import layout_scene, to_svg
@@ -165,7 +166,7 @@ def _split_models(items: tuple, model: Module | None) -> tuple[list[Tensor], Mod
             if model is not None and model is not item:
                 raise TypeError("draw() takes one model: pass it positionally or as model=, not two different ones")
             model = item
-        elif isinstance(item, Tensor):
+        elif isinstance(item, Tensor) or is_graph_like(item):  # a graph of another engine: see .protocol
             tensors.append(item)
         else:
             raise TypeError(f"draw() takes Tensors (and an nn.Module to name parameters), got {type(item).__name__}")
@@ -175,7 +176,8 @@ def _split_models(items: tuple, model: Module | None) -> tuple[list[Tensor], Mod
 def draw(*tensors: Tensor, names: dict[str, Tensor] | None = None, model: Module | None = None,
          max_depth: int | None = None, modules: str | None = None, hide_constants: bool = False,
          max_nodes: int = 400, legend: bool = True) -> Drawing:
-    """Draw the ``grad_fn`` graph of ``tensors`` (see :mod:`autograd_lab.lab`).
+    """Draw the ``grad_fn`` graph of ``tensors`` (see :mod:`autograd_lab.lab`): autograd_lab tensors, or any objects
+    with PyTorch-style introspection (a hand-written engine's, PyTorch's; see :mod:`.protocol`).
 
     ``names`` labels tensors (by default, each tensor bound to a name where ``draw`` is called is
     labelled with that name, and each parameter of a module bound to a name ``net`` with

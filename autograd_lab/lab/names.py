@@ -13,6 +13,7 @@ import inspect
 
 from ..nn.module import Module
 from ..tensor import Tensor
+from .protocol import is_graph_like
 from .snapshot import Snapshot, model_names
 
 __all__ = ["caller_names", "caller_scope", "namespace_names", "guess_model", "type_modules"]
@@ -28,7 +29,7 @@ def namespace_names(scope: dict, *, modules: bool = True) -> tuple[dict[str, Ten
     for name, value in scope.items():
         if name.startswith("_"):
             continue
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor) or is_graph_like(value):  # another engine's tensors too (.protocol)
             tensors[name] = value
         elif modules and isinstance(value, Module):
             found[name] = value

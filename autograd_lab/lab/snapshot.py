@@ -369,11 +369,12 @@ def snapshot(*tensors: Tensor, names: dict[str, Tensor] | None = None, small: in
     retains it). ``model``: an ``nn.Module`` whose parameters are labelled with their
     ``named_parameters()`` names (``names`` wins where both name a tensor), and whose modules' classes
     are recorded in ``Snapshot.module_types``. ``small``: tensors with at most this many elements are
-    recorded with their values.
+    recorded with their values. Objects that are not autograd_lab tensors but expose PyTorch-style
+    introspection (``grad_fn``, ``next_functions``) are walked by :func:`.protocol.snapshot_graph_like`.
     """
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"lab.snapshot() takes Tensors, got {type(t).__name__} (pass the tensors whose graph to draw)")
+    if not all(isinstance(t, Tensor) for t in tensors):  # a graph autograd_lab did not record: the protocol
+        from .protocol import snapshot_graph_like
+        return snapshot_graph_like(*tensors, names=names, small=small)
     params, module_types = model_names(model)
     names = {**params, **dict(names or {})}
     by_object = {id(t): n for n, t in names.items() if isinstance(t, Tensor)}
