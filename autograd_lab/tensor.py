@@ -302,7 +302,8 @@ class Tensor:
         """Keep ``.grad`` for this non-leaf tensor after backward (no-op for leaves)."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
+        grad_fn = self.grad_fn  # (a view whose base was modified in place: its rebuilt history)
+        if grad_fn is None or self._retains_grad:
             return
         self_ref = weakref.ref(self)  # the node must not keep the tensor alive (no cycle)
 
@@ -316,7 +317,7 @@ class Tensor:
                 tensor._grad = tensor._grad + grad
             return None
 
-        self._grad_fn._get_extras().retain_grad_hooks[self._output_nr] = retain_grad_hook
+        grad_fn._get_extras().retain_grad_hooks[self._output_nr] = retain_grad_hook
         self._retains_grad = True
 
     def register_hook(self, hook):
@@ -326,8 +327,9 @@ class Tensor:
         """
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            return self._grad_fn._register_tensor_prehook(self._output_nr, hook)
+        grad_fn = self.grad_fn  # (a view whose base was modified in place: its rebuilt history, as PyTorch's)
+        if grad_fn is not None:
+            return grad_fn._register_tensor_prehook(self._output_nr, hook)
         if self._backward_hooks is None:
             self._backward_hooks = {}
         return _add_hook(self._backward_hooks, hook)

@@ -219,10 +219,10 @@ def commit(tensor: Tensor, name: str, result: Tensor) -> None:
         raise RuntimeError(read_only_message(name, own.shape, str(exc))) from exc
     tensor._vc.bump(name)
     if node is not None:
+        rebase_history(tensor, node, result._output_nr)
         for record in node._saved:
             if record.__class__ is SavedTensor and record.is_output and record._data is data:
                 record.rebind(tensor)
-        rebase_history(tensor, node, result._output_nr)
 
 
 def _original_self(record, tensor: Tensor):
