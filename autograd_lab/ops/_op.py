@@ -396,11 +396,20 @@ def _promote(cls, inputs, arrays):
     if len(dtypes) == 1:
         floating = next(iter(dtypes)).kind == "f"
         scalars_fit = floating or all(isinstance(a, (bool, int)) for a in arrays if not hasattr(a, "dtype"))
-        if scalars_fit and (floating or cls.promotes != "float"):
-            return arrays  # NumPy already computes in the dtype PyTorch would choose
+        if scalars_fit and (floating or cls.promotes != "float"):  # NumPy already computes in PyTorch's dtype
+            return arrays if floating else _wrapped_ints(cls, arrays, next(iter(dtypes)))
     target = backend.result_type(*inputs)
     if cls.promotes == "float" and not target.is_floating_point:
         target = backend.get_default_dtype()
     np_target = target.np_dtype
     return [a.astype(np_target, copy=False) if hasattr(a, "dtype") and a.dtype != np_target else a
             for a in arrays]
+
+
+def _wrapped_ints(cls, arrays, np_dtype):
+    """Python ints beside an integer tensor, cast into its dtype as PyTorch casts them (``uint8 + 300`` adds 44;
+    NumPy would raise): the same wrap as C's, only where a number does not fit."""
+    if np_dtype.kind not in "iu":
+        return arrays
+    d = backend.from_np(np_dtype)
+    return [backend.wrap_int(a, d, cls.__name__) if a.__class__ is int else a for a in arrays]

@@ -244,11 +244,27 @@ def div(input, other, *, rounding_mode=None):
     target = backend.result_type(input, other)
     if target.is_floating_point:
         return DivBackward2.apply(input, other, rounding_mode=rounding_mode)
+    _check_integer_divisor(f"div_{rounding_mode}", target, input, other)
     a = input._data if isinstance(input, Tensor) else input
     b = other._data if isinstance(other, Tensor) else other
     xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
-    out = xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(xp.true_divide(a, b))
+    out = xp.floor_divide(a, b)
+    if rounding_mode == "trunc":  # (exact: a true division would round int64 values beyond 2**53)
+        out = out + ((out * b != a) & ((xp.asarray(a) < 0) != (xp.asarray(b) < 0)))
     return Tensor._make(xp.asarray(out).astype(target.np_dtype))
+
+
+def _check_integer_divisor(kernel: str, target, input, other) -> None:
+    """PyTorch's errors for an integer division (``//``, ``%``, rounded ``div``) that has no answer: a zero
+    divisor (floats give inf or nan instead), or two bool tensors."""
+    if target is backend.bool_:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Bool\' [autograd_lab] {kernel.split("_")[0]} '
+                                  "of two bool tensors: convert them first, e.g. a.long()")
+    divisor = other._data if isinstance(other, Tensor) else other
+    if (divisor == 0).any() if hasattr(divisor, "dtype") else divisor == 0:
+        where = "" if not hasattr(divisor, "dtype") else f" (the divisor, of shape {tuple(divisor.shape)}, holds a 0)"
+        raise RuntimeError(f"ZeroDivisionError [autograd_lab] integer division by zero in {kernel.split('_')[0]}"
+                           f"{where}: it has no integer result; divide floats (x.double()) to get inf or nan")
 
 
 def reciprocal(input):
@@ -289,7 +305,11 @@ def square(input):
 
 
 def remainder(input, other):
-    return RemainderBackward0.apply(_operand(input, "remainder"), _operand(other, "remainder"))
+    input, other = _operand(input, "remainder"), _operand(other, "remainder")
+    target = backend.result_type(input, other)
+    if not target.is_floating_point:
+        _check_integer_divisor("remainder", target, input, other)
+    return RemainderBackward0.apply(input, other)
 
 
 def floor_divide(input, other):

@@ -17,6 +17,8 @@ def _compare(name: str):
             return NotImplemented  # t == None is False, as in PyTorch
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else _operand(other, name)
+        if b.__class__ is int and getattr(a, "dtype", None) is not None and a.dtype.kind in "iu":
+            b = backend.wrap_int(b, backend.from_np(a.dtype), fn.__name__)  # (as PyTorch casts it: int8 < 1000 is False)
         xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
         try:
             return Tensor._make(getattr(xp, name)(a, b))

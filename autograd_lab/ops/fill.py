@@ -136,7 +136,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
                 "dimension(s)."
             )
         return MaskedFillBackward1.apply(input, value, mask=mask)
-    return MaskedFillBackward0.apply(input, mask=mask, value=value)
+    return MaskedFillBackward0.apply(input, mask=mask, value=backend.check_scalar(value, input.dtype, "masked_fill_"))
 
 
 class IndexPutBackward0(Op):

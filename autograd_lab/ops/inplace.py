@@ -256,7 +256,7 @@ def _fill(input, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         return fill.FillBackward3.apply(input, value)
-    return fill.FillBackward2.apply(input, value=value)
+    return fill.FillBackward2.apply(input, value=backend.check_scalar(value, input.dtype, "fill_"))
 
 
 def _copy(input, src, non_blocking: bool = False):
@@ -270,12 +270,14 @@ def _index_put(input, indices, values, accumulate: bool = False):
 
 
 def _uniform(input, a: float = 0.0, b: float = 1.0, *, generator=None):
-    from ..creation import default_generator_for
+    from ..creation import check_floating_sample, default_generator_for
+    check_floating_sample(input.dtype, "check_uniform_bounds", input.device)
     return fill.UniformBackward0.apply(input, low=a, high=b, generator=generator or default_generator_for(input.device))
 
 
 def _normal(input, mean: float = 0.0, std: float = 1.0, *, generator=None):
-    from ..creation import default_generator_for
+    from ..creation import check_floating_sample, default_generator_for
+    check_floating_sample(input.dtype, "normal_kernel", input.device)
     return fill.NormalBackward0.apply(input, mean=mean, std=std, generator=generator or default_generator_for(input.device))
 
 

@@ -315,6 +315,9 @@ def clamp(input, min=None, max=None):
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampBackward0.apply(input, min, max)
+    dtype = input.dtype
+    min, max = (backend.check_scalar(b, dtype, "clamp") if b is not None and backend.result_type(input, b) is dtype
+                else b for b in (min, max))
     return ClampBackward1.apply(input, min=min, max=max)
 
 
@@ -346,8 +349,9 @@ def where(condition, input, other):
                            f"{condition.dtype._legacy_name.removesuffix('Tensor')} [autograd_lab] make it one, "
                            "e.g. condition > 0 or condition.bool()")
     input, other = arithmetic._operand(input, "where"), arithmetic._operand(other, "where")
-    dtype = backend.result_type(*(x for x in (input, other))).np_dtype
-    return WhereBackward0.apply(condition, input, other, dtype=dtype)
+    dtype = backend.result_type(input, other)
+    input, other = (x if isinstance(x, Tensor) else backend.check_scalar(x, dtype, "where") for x in (input, other))
+    return WhereBackward0.apply(condition, input, other, dtype=dtype.np_dtype)
 
 
 def clone(input):
