@@ -32,7 +32,7 @@ from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
 from . import arithmetic, fill, pointwise
 from ._errors import mixed_devices_message
-from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index
+from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index, checked_key
 from .view_history import rebase_history
 
 __all__ = ["check_inplace", "commit", "writable_array"]
@@ -311,8 +311,7 @@ _OPERATORS = dict(__iadd__="add_", __isub__="sub_", __imul__="mul_", __itruediv_
 def setitem(tensor: Tensor, key, value) -> None:
     """``tensor[key] = value``: basic keys copy into a view (``CopySlices``); keys with index
     tensors, lists or masks put values in place (``IndexPutBackward0``)."""
-    key = key if isinstance(key, tuple) else (key,)
-    key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
+    key = checked_key(key)
     xp = backend.namespace_of(tensor._data)
     number = not isinstance(value, Tensor)
     if number:

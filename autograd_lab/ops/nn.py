@@ -311,8 +311,8 @@ class NativeBatchNormBackward0(Op):
         dims = (0,) + tuple(range(2, input.ndim))
         shape = (1, -1) + (1,) * (input.ndim - 2)
         if training:
-            mean = input.mean(axis=dims, keepdims=True)
-            var = input.var(axis=dims, keepdims=True)
+            mean = formulas.mean(input, dims, keepdim=True)
+            var = formulas.var(input, dims, correction=0, keepdim=True)
         else:
             mean, var = running_mean.reshape(shape), running_var.reshape(shape)
         out = (input - mean) / xp.sqrt(var + eps)
@@ -382,9 +382,9 @@ def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tens
         raise RuntimeError(mixed)
     data = input._data
     dims = (0,) + tuple(range(2, data.ndim))
-    pairs = [(running_mean, data.mean(axis=dims))]
+    pairs = [(running_mean, formulas.mean(data, dims))]
     if running_var is not None:
-        pairs.append((running_var, data.var(axis=dims) * (count / (count - 1))))  # (the unbiased variance)
+        pairs.append((running_var, formulas.var(data, dims, correction=1)))  # (the unbiased variance)
     for stat, batch in pairs:
         with _gm.no_grad():
             target = writable_array(stat, "batch_norm")

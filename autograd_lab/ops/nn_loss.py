@@ -26,7 +26,7 @@ def _check_reduction(reduction: str) -> None:
 def _reduce(xp, loss, reduction: str):
     if reduction == "none":
         return loss
-    total = loss.sum() if reduction == "sum" else loss.mean()
+    total = loss.sum() if reduction == "sum" else formulas.mean(loss)  # (an empty batch's mean: nan, silently)
     return xp.asarray(total, dtype=loss.dtype)
 
 

@@ -8,6 +8,7 @@ A reduction's gradient is the incoming gradient put back in the reduced dimensio
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections import namedtuple
 
 from .. import backend
@@ -78,7 +79,7 @@ class MeanBackward0(Op):
     def forward(xp, self):
         if self.__class__ is backend.np.ndarray and self.dtype.char in "fd":
             return backend.np.asarray(self.sum() / self.size)  # NumPy's mean, without its wrappers' cost
-        return _asarray(xp, xp.mean(self), self)
+        return formulas.mean(self)
 
     def d_self(grad, self_sym_numel, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes) / self_sym_numel
@@ -89,7 +90,7 @@ class MeanBackward1(Op):
     saves = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self)
+        return formulas.mean(self, dim, keepdim)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
@@ -152,7 +153,7 @@ class VarBackward0(Op):
     saves = ("correction", "dim", "keepdim", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return _asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+        return formulas.var(self, dim, correction, keepdim)
 
     def d_self(grad, correction, dim, keepdim, self):
         return _var_backward(grad, correction, dim, keepdim, self)
@@ -163,7 +164,7 @@ class StdBackward0(Op):
     saves = ("correction", "dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return _asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+        return xp.sqrt(formulas.var(self, dim, correction, keepdim))
 
     def d_self(grad, correction, dim, keepdim, result, self):
         grad_var = formulas.where(result == 0, 0.0, grad / (2 * result))
@@ -299,20 +300,29 @@ def _correction(unbiased, correction) -> int:
     return 1 if unbiased in (None, True) else 0
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
+def _spread_args(input, dim, unbiased, correction, op: str) -> tuple:
+    """``var``'s and ``std``'s dims and correction; PyTorch's warning when no degree of freedom is left (the
+    result is then nan or inf)."""
     if isinstance(dim, bool):  # var(unbiased) positional form
         dim, unbiased = None, dim
-    return VarBackward0.apply(input, dim=_dims(dim, input.ndim, "var"), correction=_correction(unbiased, correction),
-                              keepdim=keepdim)
+    dims, correction = _dims(dim, input.ndim, op), _correction(unbiased, correction)
+    n = _count(input.shape, dims) if input.numel() else 0  # (PyTorch's input numel / output numel)
+    if n - correction <= 0:
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    return dims, correction
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
+    dims, correction = _spread_args(input, dim, unbiased, correction, "var")
+    return VarBackward0.apply(input, dim=dims, correction=correction, keepdim=keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return StdBackward0.apply(input, dim=_dims(dim, input.ndim, "std"), correction=_correction(unbiased, correction),
-                              keepdim=keepdim)
+    dims, correction = _spread_args(input, dim, unbiased, correction, "std")
+    return StdBackward0.apply(input, dim=dims, correction=correction, keepdim=keepdim)
 
 
 def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg, result_type, elementwise):
