@@ -261,6 +261,8 @@ def _check_integer_divisor(kernel: str, target, input, other) -> None:
         raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Bool\' [autograd_lab] {kernel.split("_")[0]} '
                                   "of two bool tensors: convert them first, e.g. a.long()")
     divisor = other._data if isinstance(other, Tensor) else other
+    if isinstance(input, Tensor) and input._data.size == 0:
+        return  # (an empty quotient: nothing is divided)
     if (divisor == 0).any() if hasattr(divisor, "dtype") else divisor == 0:
         where = "" if not hasattr(divisor, "dtype") else f" (the divisor, of shape {tuple(divisor.shape)}, holds a 0)"
         raise RuntimeError(f"ZeroDivisionError [autograd_lab] integer division by zero in {kernel.split('_')[0]}"

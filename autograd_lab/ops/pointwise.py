@@ -315,9 +315,10 @@ def clamp(input, min=None, max=None):
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampBackward0.apply(input, min, max)
-    dtype = input.dtype
-    min, max = (backend.check_scalar(b, dtype, "clamp") if b is not None and backend.result_type(input, b) is dtype
-                else b for b in (min, max))
+    dtype = backend.result_type(input, *(b for b in (min, max) if b is not None))
+    if dtype is not input.dtype:  # an integer tensor, a float bound: a float result, as in PyTorch
+        input = input.to(dtype)
+    min, max = (None if b is None else backend.check_scalar(b, dtype, "clamp") for b in (min, max))
     return ClampBackward1.apply(input, min=min, max=max)
 
 
