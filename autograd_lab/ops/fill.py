@@ -146,10 +146,14 @@ class IndexPutBackward0(Op):
 
     def forward(xp, self, values, *, indices, accumulate):
         out = self.copy()
-        if accumulate:
-            xp.add.at(out, indices, values.astype(self.dtype, copy=False))
-        else:
-            out[indices] = values
+        try:
+            if accumulate:
+                xp.add.at(out, indices, values.astype(self.dtype, copy=False))
+            else:
+                out[indices] = values
+        except ValueError:  # (NumPy's broadcast error: PyTorch's words, with both shapes)
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(self[indices].shape)}") from None
         return out
 
     def d_self(grad, accumulate, indices):

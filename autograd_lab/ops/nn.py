@@ -28,6 +28,8 @@ class SoftmaxBackward0(Op):
     saves = ("dim", "result")
 
     def forward(xp, self, *, dim):
+        if self.size == 0:
+            return self.copy()  # (an empty input has no maximum to shift by, and nothing to normalize)
         shifted = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
         return shifted / shifted.sum(axis=dim, keepdims=True)
 
@@ -40,6 +42,8 @@ class LogSoftmaxBackward0(Op):
     saves = ("dim", "result")
 
     def forward(xp, self, *, dim):
+        if self.size == 0:
+            return self.copy()
         shifted = self - self.max(axis=dim, keepdims=True)
         return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
@@ -360,18 +364,17 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if t is not None and tuple(t.shape) != (channels,):
             raise RuntimeError(f"batch_norm: {name} should contain {channels} elements not {t.numel()} "
                                f"[autograd_lab] input of shape {list(input.shape)} has {channels} channels (dim 1)")
-    count = input.numel() // channels
-    if training and count <= 1:
+    if training and input.numel() == channels:  # (an empty batch is fine: nothing to normalize, no update)
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
-    if training and running_mean is not None:
-        _update_running_stats(input, running_mean, running_var, momentum, count)
+    if training and running_mean is not None and input.numel():
+        _update_running_stats(input, running_mean, running_var, momentum)
     return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=running_mean,
                                           running_var=running_var, eps=eps)
 
 
-def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor | None, momentum: float, count: int) -> None:
+def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor | None, momentum: float) -> None:
     """``stat = (1 - momentum) * stat + momentum * batch_stat`` written into the running statistics' memory,
     as PyTorch's batch-norm kernel writes them: their version counters are not bumped (``running_mean._version``
     reads the same after a training step in both libraries), and a node that saved them earlier stays valid.

@@ -202,6 +202,10 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         raise RuntimeError(f"non-positive groups is not supported [autograd_lab] conv2d got groups={groups}")
     pads = _conv_padding(padding, kernel, stride, dilation)
     n, c, h, w = x.shape
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead [autograd_lab] conv2d needs at least one "
+                           "filter per group")
     if c % groups or weight.shape[0] % groups or weight.shape[1] * groups != c:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
@@ -264,7 +268,8 @@ def _pool_geometry(size, kernel, stride, padding, dilation, ceil_mode, op):
 
 
 def _flat(array, n, c):
-    return array.reshape(n, c, -1)
+    """An ``(n, c, h, w)`` array as ``(n, c, h * w)`` (sizes written out: NumPy cannot infer a -1 with n = 0)."""
+    return array.reshape(n, c, array.shape[-2] * array.shape[-1])
 
 
 class MaxPool2DWithIndicesBackward0(Op):

@@ -32,7 +32,9 @@ def _reduce(xp, loss, reduction: str):
 
 def _mean_scale(reduction: str, numel: int) -> float:
     """The factor the mean reduction puts on every element's gradient."""
-    return 1.0 / numel if reduction == "mean" else 1.0
+    if reduction != "mean":
+        return 1.0
+    return 1.0 / numel if numel else float("nan")  # (an empty batch: its gradient is empty anyway)
 
 
 def _times(out, weight):

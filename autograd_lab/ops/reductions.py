@@ -246,8 +246,11 @@ class LogsumexpBackward0(Op):
     saves = ("dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, keepdim):
-        peak = xp.max(self, axis=dim, keepdims=True)
-        peak = xp.where(xp.isfinite(peak), peak, 0)
+        if self.size:
+            peak = xp.max(self, axis=dim, keepdims=True)
+            peak = xp.where(xp.isfinite(peak), peak, 0)
+        else:  # nothing to shift by: an empty sum of exponentials is 0, and its log -inf
+            peak = xp.zeros(tuple(1 if i in dim else n for i, n in enumerate(self.shape)), dtype=self.dtype)
         out = xp.log(xp.sum(xp.exp(self - peak), axis=dim, keepdims=True)) + peak
         return _asarray(xp, out if keepdim else xp.squeeze(out, axis=dim), self)
 
@@ -370,6 +373,8 @@ def amin(input, dim=(), keepdim=False):
 
 
 def _amax_dims(input, dim, op: str) -> tuple:
+    if dim == () or dim is None:
+        _nonempty(input._data, op)
     dims = _dims(None if dim == () or dim is None else dim, input.ndim, op)
     for d in dims:
         if input.shape[d] == 0:
@@ -380,6 +385,12 @@ def _amax_dims(input, dim, op: str) -> tuple:
 def _arg(name):
     def fn(input, dim=None, keepdim=False):
         xp = backend.namespace_of(input._data)
+        if input._data.size == 0:  # (PyTorch's errors; an empty result along another dim is fine)
+            if dim is None:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            d = _wrap_dim(dim, input.ndim, name)
+            if input.ndim and input.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         if dim is None:
             out = getattr(xp, name)(input._data.reshape(-1))
             out = xp.asarray(out, dtype=xp.int64)

@@ -319,7 +319,14 @@ def _infer_shape(shape: tuple, numel: int, op: str) -> tuple:
         if s != -1:
             known *= s
     if len(unknown) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred (shape {list(shape)})")
+        raise RuntimeError(f"only one dimension can be inferred [autograd_lab] {op}: shape {list(shape)} has "
+                           "several -1s")
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    if unknown and not known and numel == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
     if unknown and known and numel % known == 0:
         shape = tuple(numel // known if s == -1 else s for s in shape)
     if any(s < 0 for s in shape) or _numel(shape) != numel:
@@ -474,12 +481,15 @@ def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim, "chunk")]
+    if n == 0:  # as PyTorch: `chunks` empty pieces
+        return split(input, [0] * chunks, dim)
     return split(input, max(-(-n // chunks), 1), dim)
 
 
 def unbind(input, dim=0):
-    """The slices along ``dim``, as a tuple of views."""
-    return UnbindBackward0.apply(input, dim=_wrap_dim(dim, input.ndim, "unbind"))
+    """The slices along ``dim``, as a tuple of views (none along a dim of size 0)."""
+    d = _wrap_dim(dim, input.ndim, "unbind")
+    return UnbindBackward0.apply(input, dim=d) if input.shape[d] else ()
 
 
 def narrow(input, dim, start, length):
