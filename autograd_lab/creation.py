@@ -7,11 +7,13 @@ their dtype, as in PyTorch. Every factory takes ``device=`` (default: ``al.get_d
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
 
 from . import backend
+from .ops._args import checked
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
@@ -23,7 +25,7 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 def _sizes(size, negative: str | None = None) -> tuple:
     """The sizes given as ``f(2, 3)`` or ``f((2, 3))``; a negative one raises PyTorch's error (``negative``:
     a function's own words for it, as ``zeros`` has)."""
-    sizes = tuple(int(s) for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size))
+    sizes = tuple(operator.index(s) for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size))
     for s in sizes:
         if s < 0:
             raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: {list(sizes)}")
@@ -162,25 +164,30 @@ def _filled(fill, size, dtype, device, requires_grad, default=None, negative=Non
     return _finish(xp.full(_sizes(size, negative), fill, dtype=dt.np_dtype), requires_grad)
 
 
+@checked
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _filled(0, size, dtype, device, requires_grad, negative="zeros: Dimension size must be non-negative.")
 
 
+@checked
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _filled(1, size, dtype, device, requires_grad)
 
 
+@checked
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uninitialised in PyTorch; here filled with zeros so results never depend on leftover memory."""
     return _filled(0, size, dtype, device, requires_grad)
 
 
+@checked(kinds={"fill_value": "number"})
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     default = backend._scalar_dtype(fill_value)
     return _filled(fill_value, (size,) if isinstance(size, int) else tuple(size), dtype, device, requires_grad,
                    default)
 
 
+@checked(kinds={"start": "number", "end": "number?", "step": "number"})
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` (default 0) up to but excluding ``end``, ``step`` apart."""
     if end is None:
@@ -195,11 +202,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     return _finish(_on(np.arange(start, end, step).astype(dt.np_dtype), dev, xp), requires_grad)
 
 
+@checked(kinds={"start": "number", "end": "number", "steps": "int"})
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
     return _finish(_on(np.linspace(start, end, steps).astype(dt.np_dtype), dev, xp), requires_grad)
 
 
+@checked(kinds={"n": "int", "m": "int?"})
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
     return _finish(xp.eye(n, m, dtype=dt.np_dtype), requires_grad)
@@ -210,18 +219,22 @@ def _like(fn, input, dtype, device, kwargs):
               device=device if device is not None else input.device, **kwargs)
 
 
+@checked
 def zeros_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(zeros, input, dtype, device, {"requires_grad": requires_grad})
 
 
+@checked
 def ones_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(ones, input, dtype, device, {"requires_grad": requires_grad})
 
 
+@checked
 def empty_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(empty, input, dtype, device, {"requires_grad": requires_grad})
 
 
+@checked(kinds={"fill_value": "number"})
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(lambda size, **kw: full(size, fill_value, **kw), input, dtype, device, {"requires_grad": requires_grad})
 
@@ -331,18 +344,21 @@ def _random(sample, size, dtype, device, requires_grad, generator, default=None,
     return _finish(data if data.dtype == dt.np_dtype else data.astype(dt.np_dtype), requires_grad)
 
 
+@checked
 def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Uniform samples in [0, 1)."""
     return _random(lambda r, s: r.random(s), size, dtype, device, requires_grad, generator,
                    kernel="check_uniform_bounds")
 
 
+@checked
 def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Standard normal samples."""
     return _random(lambda r, s: r.standard_normal(s), size, dtype, device, requires_grad, generator,
                    kernel="normal_kernel")
 
 
+@checked(kinds={"low": "int", "high": "int?", "size": "ints"})
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad: bool = False,
             generator=None) -> Tensor:
     """Integers drawn uniformly from [low, high) (``randint(high, size)`` also works)."""
@@ -354,11 +370,13 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
                    backend.int64)
 
 
+@checked(kinds={"n": "int"})
 def randperm(n: int, *, dtype=None, device=None, generator=None) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
     return _random(lambda r, s: r.permutation(n), ((n,),), dtype, device, False, generator, backend.int64)
 
 
+@checked(kinds={"mean": "number", "std": "number", "size": "ints"})
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
     if size is None:
         raise TypeError("normal() with float mean and std needs size=")
@@ -366,14 +384,17 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
                    kernel="normal_kernel")
 
 
+@checked
 def rand_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
+@checked
 def randn_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
+@checked(kinds={"low": "int", "high": "int?"})
 def randint_like(input, low, high=None, *, dtype=None, device=None) -> Tensor:
     if high is None:
         low, high = 0, low

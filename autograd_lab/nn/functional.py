@@ -6,6 +6,7 @@ taking the weights as arguments. The ops themselves live in :mod:`autograd_lab.o
 from __future__ import annotations
 
 from .. import backend
+from ..ops._args import checked
 from ..ops.nn import addmm, batch_norm, dropout, embedding, erf, gelu, linear, log_softmax, softmax
 from ..ops.nn_conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
 from ..ops.nn_loss import (
@@ -27,16 +28,19 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "addmm", "erf", "pad"]
 
 
+@checked
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise; ``inplace=True`` overwrites ``input``."""
     return input.relu_() if inplace else _relu(input)
 
 
+@checked
 def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
     """``max_pool2d`` returning ``(values, indices)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
+@checked(kinds={"num_classes": "int"})
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """(..., num_classes) int64 tensor with a 1 at each index of ``tensor`` (no gradient)."""
     if tensor.is_floating_point() or tensor.dtype is backend.bool_:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import type_name
 from ._op import Op
 
 _OPERAND_TYPES = frozenset((Tensor, bool, int, float))  # taken as they are (one set lookup on the per-op path)
@@ -23,7 +24,8 @@ def _operand(x, op: str):
         return x.item()
     if isinstance(x, backend.np.ndarray):
         return Tensor._make(x)
-    raise TypeError(f"{op}(): unsupported operand type {type(x).__name__}; expected a Tensor or a Python number")
+    raise TypeError(f"{op}(): argument 'other' must be Tensor, not {type_name(x)} [autograd_lab] {op} takes a Tensor or "
+                    "a Python number")
 
 
 class AddBackward0(Op):
@@ -209,7 +211,9 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``, broadcasting."""
     if not isinstance(input, Tensor):
-        return RsubBackward1.apply(other, other=_operand(input, "sub"), alpha=alpha)
+        input = _operand(input, "sub")
+        if not isinstance(input, Tensor):
+            return RsubBackward1.apply(other, other=input, alpha=alpha)
     return SubBackward0.apply(input, _operand(other, "sub"), alpha=alpha)
 
 
@@ -291,9 +295,9 @@ def pow(input, exponent):
     """``input ** exponent``: either may be a tensor."""
     if not isinstance(input, Tensor):
         return PowBackward2.apply(exponent, self=_operand(input, "pow"))
+    exponent = _operand(exponent, "pow")  # (a NumPy array becomes a tensor)
     if isinstance(exponent, Tensor):
         return PowBackward1.apply(input, exponent)
-    exponent = _operand(exponent, "pow")
     if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iu":
         raise RuntimeError("Integers to negative integer powers are not allowed. [autograd_lab] pow: make the "
                            f"{input.dtype} tensor floating point first (x.double() ** {exponent})")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
+from ._args import checked, type_name
 from ._errors import OpError, broadcast_message
 from .arithmetic import _operand
 
@@ -15,8 +16,11 @@ def _compare(name: str):
     def fn(input, other):
         if other is None:
             return NotImplemented  # t == None is False, as in PyTorch
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
         a = input._data if isinstance(input, Tensor) else input
-        b = other._data if isinstance(other, Tensor) else _operand(other, name)
+        b = other if isinstance(other, Tensor) else _operand(other, name)  # (a NumPy array becomes a tensor)
+        b = b._data if isinstance(b, Tensor) else b
         if b.__class__ is int and getattr(a, "dtype", None) is not None and a.dtype.kind in "iu":
             b = backend.wrap_int(b, backend.from_np(a.dtype), fn.__name__)  # (as PyTorch casts it: int8 < 1000 is False)
         xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
@@ -44,6 +48,7 @@ logical_or = _compare("logical_or")
 logical_xor = _compare("logical_xor")
 
 
+@checked
 def logical_not(input):
     return Tensor._make(backend.namespace_of(input._data).logical_not(input._data))
 
@@ -62,14 +67,17 @@ bitwise_or = _bitwise("bitwise_or")
 bitwise_xor = _bitwise("bitwise_xor")
 
 
+@checked
 def isnan(input):
     return Tensor._make(backend.namespace_of(input._data).isnan(input._data))
 
 
+@checked
 def isinf(input):
     return Tensor._make(backend.namespace_of(input._data).isinf(input._data))
 
 
+@checked
 def isfinite(input):
     return Tensor._make(backend.namespace_of(input._data).isfinite(input._data))
 

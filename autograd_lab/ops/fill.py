@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .indexing import IndexBackward0
 
@@ -126,6 +127,7 @@ class MaskedFillBackward1(Op):
         return formulas.sum(formulas.where(mask, grad, 0.0))
 
 
+@checked
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` written where ``mask`` is True (``value``: a number or a 0-dim tensor)."""
     _mask_array(mask, "masked_fill_")  # (checks the mask; the op takes the tensor, to save it version-checked)
@@ -165,6 +167,7 @@ class IndexPutBackward0(Op):
         return formulas.call(IndexBackward0, grad, indices=indices)  # the engine sums it to the values' shape
 
 
+@checked
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` put at ``indices`` (a tuple of index tensors), out of place."""
     from .indexing import _index_item

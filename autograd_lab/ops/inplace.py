@@ -31,6 +31,7 @@ from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
 from . import arithmetic, fill, pointwise
+from ._args import checked
 from ._errors import mixed_devices_message
 from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index, checked_key
 from .view_history import rebase_history
@@ -243,7 +244,7 @@ def _method(name: str, fn):
         return _run_inplace(self, name, fn, args, kwargs)
     inplace.__name__ = name
     inplace.__doc__ = f"In-place version of ``{fn.__name__}``: writes into this tensor, bumps ``_version``."
-    return inplace
+    return checked(inplace)
 
 
 # -- the methods -----------------------------------------------------------------------------------

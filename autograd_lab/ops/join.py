@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .shape import _sizes
 
@@ -66,6 +67,7 @@ class FlipBackward0(Op):
 
 
 # -- front-end functions ------------------------------------------------------------------------
+@checked
 def repeat(input, *repeats):
     repeats = _sizes(repeats)
     if len(repeats) < input.ndim:
@@ -74,6 +76,7 @@ def repeat(input, *repeats):
     return RepeatBackward0.apply(input, repeats=repeats)
 
 
+@checked(kinds={"dim": "int"})
 def cat(tensors, dim=0):
     """Join tensors along an existing ``dim``; all other sizes must match."""
     tensors = list(tensors)
@@ -109,6 +112,7 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
+@checked(kinds={"dim": "int"})
 def stack(tensors, dim=0):
     """Join same-shaped tensors along a new ``dim``."""
     tensors = list(tensors)
@@ -124,6 +128,7 @@ def stack(tensors, dim=0):
     return StackBackward0.apply(*tensors, dim=_wrap_dim(dim, tensors[0].ndim + 1, "stack"))
 
 
+@checked
 def flip(input, *dims):
     dims = tuple(_wrap_dim(d, input.ndim, "flip") for d in _sizes(dims))
     return FlipBackward0.apply(input, dims=dims)

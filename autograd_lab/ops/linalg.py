@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .shape import SqueezeBackward4, UnsafeViewBackward0
 
@@ -91,6 +92,7 @@ class DotBackward0(Op):
         return grad * self
 
 
+@checked
 def mm(input, mat2):
     """Matrix product of two 2-D tensors."""
     a, b = input._data, mat2._data  # (shapes read from the arrays: this runs for every layer)
@@ -109,6 +111,7 @@ def mm(input, mat2):
     return MmBackward0.apply(input, mat2)
 
 
+@checked
 def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with the same batch size."""
     if input.ndim != 3 or mat2.ndim != 3:
@@ -122,6 +125,7 @@ def bmm(input, mat2):
     return BmmBackward0.apply(input, mat2)
 
 
+@checked
 def mv(input, vec):
     """Matrix-vector product."""
     if input.ndim != 2 or vec.ndim != 1 or input.shape[1] != vec.shape[0]:
@@ -131,6 +135,7 @@ def mv(input, vec):
     return MvBackward0.apply(input, vec)
 
 
+@checked
 def dot(input, other):
     """Inner product of two 1-D tensors of the same length."""
     if input.ndim != 1 or other.ndim != 1:
@@ -143,11 +148,13 @@ def dot(input, other):
     return DotBackward0.apply(input, other)
 
 
+@checked
 def outer(input, vec2):
     """Outer product: ``out[i, j] = input[i] * vec2[j]``."""
     return input.reshape(-1, 1) * vec2
 
 
+@checked
 def matmul(input, other):
     """Matrix product with NumPy/PyTorch semantics: 1-D operands are vectors, leading dims broadcast."""
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):

@@ -15,6 +15,7 @@ from .. import backend
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._errors import mixed_devices_message
 from ._op import Op
 from .inplace import writable_array
@@ -68,6 +69,7 @@ def _float_input(input: Tensor, dtype, name: str) -> Tensor:
     return input
 
 
+@checked(kinds={"dim": "int?"})
 def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, computed without overflow."""
     input = _float_input(input, dtype, "softmax")
@@ -75,6 +77,7 @@ def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     return SoftmaxBackward0.apply(input, dim=d)
 
 
+@checked(kinds={"dim": "int?"})
 def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """log(softmax(x)) along ``dim``, computed directly (never log of a rounded-to-zero probability)."""
     input = _float_input(input, dtype, "log_softmax")
@@ -133,6 +136,7 @@ class GeluBackward0(Op):
         return grad * (cdf + self * pdf)
 
 
+@checked
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian Error Linear Unit: ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
     if approximate not in ("none", "tanh"):
@@ -165,6 +169,7 @@ class AddmmBackward0(Op):
         return out if alpha == 1 else out * alpha
 
 
+@checked
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``: one node for a layer's product and bias."""
     if mat1.ndim != 2 or mat2.ndim != 2 or mat1.shape[1] != mat2.shape[0]:
@@ -176,6 +181,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
+@checked
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, recorded as PyTorch records it (``AddmmBackward0``, or ``MmBackward0``)."""
     data, w = input._data, weight._data
@@ -209,6 +215,7 @@ def _generator_rng(generator, device="cpu"):
     return (generator or default_generator_for(device))._rng  # each device draws from its own generator
 
 
+@checked
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
             generator=None) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
@@ -273,6 +280,7 @@ class EmbeddingDenseBackwardBackward0(Op):
         return picked * scale
 
 
+@checked
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False
               ) -> Tensor:
     """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``."""
@@ -352,6 +360,7 @@ class NativeBatchNormBackward0(Op):
         return grad_input, grad_weight, grad_bias
 
 
+@checked
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5
                ) -> Tensor:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 
 # -- geometry ----------------------------------------------------------------------------------
@@ -182,6 +183,7 @@ def _batched(input: Tensor, op: str) -> tuple[Tensor, bool]:
     return input, False
 
 
+@checked
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """2-D cross-correlation of (N, C, H, W) images with (O, C/groups, kH, kW) filters, as ``F.conv2d``.
@@ -335,6 +337,7 @@ def _check_pool(op: str, kernel, stride, padding, dilation=(1, 1)) -> None:
             raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
 
 
+@checked
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The maximum of each (dilated) window; with ``return_indices``, also where it was (flat in H * W)."""
@@ -412,6 +415,7 @@ class AvgPool2DBackwardBackward0(Op):
                              divisor_override=divisor_override)
 
 
+@checked
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window, as ``F.avg_pool2d``."""
@@ -468,6 +472,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
         return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[2:]))
 
 
+@checked
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Average over an ``output_size`` grid of windows, whatever the input size (``None`` keeps a dim)."""
     x, unbatched = _batched(input, "adaptive_avg_pool2d")

@@ -12,6 +12,7 @@ import warnings
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .nn import _channel_view, log_softmax
 
@@ -130,6 +131,7 @@ class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss of (N, C, H, W) log-probabilities against (N, H, W) targets (PyTorch's 2-D variant)"""
 
 
+@checked
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes, given log-probabilities (class dim 1, or 0 if 1-D)."""
@@ -169,6 +171,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     return out.view(*target.shape) if reduction == "none" else out
 
 
+@checked
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """``nll_loss(log_softmax(input))`` for class-index targets; for probability targets (same shape as
@@ -237,6 +240,7 @@ class MseLossBackward0(Op):
         return grad * diff * (-2 * _mean_scale(reduction, formulas.numel(diff)))
 
 
+@checked
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error (or its sum, or each squared error)."""
     _check_reduction(reduction)
@@ -244,6 +248,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return MseLossBackward0.apply(input, target, reduction=reduction)
 
 
+@checked
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean absolute error (or its sum, or each absolute error)."""
     _check_reduction(reduction)
@@ -278,6 +283,7 @@ class BinaryCrossEntropyBackward0(Op):
         return _times(grad * logit * _mean_scale(reduction, formulas.numel(self)), weight)
 
 
+@checked
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
                          ) -> Tensor:
     """Cross entropy of probabilities ``input`` (in [0, 1]) against ``target``, elementwise."""
@@ -326,6 +332,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         return _times(grad * local * _mean_scale(reduction, formulas.numel(self)), weight)
 
 
+@checked
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     """``binary_cross_entropy(sigmoid(input), target)``, computed from the logits without overflow."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .reductions import _asarray, _dims, _restore
 
@@ -57,6 +58,7 @@ class LinalgVectorNormBackward0(Op):
         return grad * formulas.where(zero_norm, 0.0, scaled)
 
 
+@checked
 def norm(input, p=2, dim=None, keepdim=False):
     """The ``p``-norm (``p`` = 0, 1, 2, ``inf``, ``-inf`` or any other number) of all elements or over ``dim``.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import arithmetic, formulas
+from ._args import checked
 from ._op import Op
 
 
@@ -309,6 +310,7 @@ round = _unary(RoundBackward0)  # noqa: A001
 trunc = _unary(TruncBackward0)
 
 
+@checked
 def clamp(input, min=None, max=None):
     """Limit values to ``[min, max]`` (numbers or tensors; either may be None)."""
     if min is None and max is None:
@@ -325,22 +327,27 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
+@checked
 def clamp_min(input, min):
     return clamp(input, min=min)
 
 
+@checked
 def clamp_max(input, max):
     return clamp(input, max=max)
 
 
+@checked
 def maximum(input, other):
     return MaximumBackward0.apply(input, arithmetic._operand(other, "maximum"))
 
 
+@checked
 def minimum(input, other):
     return MinimumBackward0.apply(input, arithmetic._operand(other, "minimum"))
 
 
+@checked(kinds={"input": "Tensor|Number"})
 def where(condition, input, other):
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
     if not isinstance(condition, Tensor):
@@ -355,6 +362,7 @@ def where(condition, input, other):
     return WhereBackward0.apply(condition, input, other, dtype=dtype.np_dtype)
 
 
+@checked
 def clone(input):
     return CloneBackward0.apply(input)
 

@@ -14,6 +14,7 @@ from collections import namedtuple
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
 
 ValuesIndices = namedtuple("max", ["values", "indices"])
@@ -260,6 +261,7 @@ class LogsumexpBackward0(Op):
 
 
 # -- front-end functions ------------------------------------------------------------------------
+@checked
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - mirrors torch.sum
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     if dtype is not None:
@@ -273,6 +275,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - mirrors 
     return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim)
 
 
+@checked
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of all elements, or over ``dim``; floating dtypes only, as in PyTorch."""
     if dtype is not None:
@@ -289,6 +292,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
 
 
+@checked
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
@@ -316,12 +320,14 @@ def _spread_args(input, dim, unbiased, correction, op: str) -> tuple:
     return dims, correction
 
 
+@checked
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
     dims, correction = _spread_args(input, dim, unbiased, correction, "var")
     return VarBackward0.apply(input, dim=dims, correction=correction, keepdim=keepdim)
 
 
+@checked
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
     dims, correction = _spread_args(input, dim, unbiased, correction, "std")
@@ -348,6 +354,7 @@ def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg,
     return result_type(values, Tensor._make(idx.astype(xp.int64).reshape(values.shape)))
 
 
+@checked(kinds={"dim": None})  # (a tensor there is max(input, other))
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """Largest element; with ``dim``, ``(values, indices)``; with a tensor, the elementwise maximum."""
     from .pointwise import maximum
@@ -355,6 +362,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
                              ValuesIndices, maximum)
 
 
+@checked(kinds={"dim": None})
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """Smallest element; with ``dim``, ``(values, indices)``; with a tensor, the elementwise minimum."""
     from .pointwise import minimum
@@ -362,11 +370,13 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
                              MinValuesIndices, minimum)
 
 
+@checked
 def amax(input, dim=(), keepdim=False):
     """The largest value over ``dim`` (all dims by default); tied elements share the gradient evenly."""
     return AmaxBackward0.apply(input, dim=_amax_dims(input, dim, "amax"), keepdim=keepdim)
 
 
+@checked
 def amin(input, dim=(), keepdim=False):
     """The smallest value over ``dim`` (all dims by default); tied elements share the gradient evenly."""
     return AminBackward0.apply(input, dim=_amax_dims(input, dim, "amin"), keepdim=keepdim)
@@ -398,18 +408,20 @@ def _arg(name):
         d = _wrap_dim(dim, input.ndim, name)
         return Tensor._make(getattr(xp, name)(input._data, axis=d, keepdims=keepdim).astype(xp.int64))
     fn.__name__ = name
-    return fn
+    return checked(fn, kinds={"dim": "int?"})
 
 
 argmax = _arg("argmax")
 argmin = _arg("argmin")
 
 
+@checked
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))``, without overflow."""
     return LogsumexpBackward0.apply(input, dim=_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
+@checked
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (the inverse of broadcasting ``size`` up to ``input``'s shape)."""
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
@@ -422,11 +434,13 @@ def sum_to_size(input, *size):
     return out.reshape(shape) if lead else out
 
 
+@checked
 def all(input, dim=None, keepdim=False):  # noqa: A001
     xp = backend.namespace_of(input._data)
     return Tensor._make(xp.asarray(xp.all(input._data, axis=dim, keepdims=keepdim)))
 
 
+@checked
 def any(input, dim=None, keepdim=False):  # noqa: A001
     xp = backend.namespace_of(input._data)
     return Tensor._make(xp.asarray(xp.any(input._data, axis=dim, keepdims=keepdim)))

@@ -12,6 +12,7 @@ import builtins
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
 
 
@@ -79,6 +80,7 @@ def _add_at_along(xp, out, index, src, dim) -> None:
 
 
 # -- front-end functions ------------------------------------------------------------------------
+@checked(kinds={"dim": "int"})
 def gather(input, dim, index):
     """Pick values along ``dim`` at ``index`` (an int64 tensor shaped like the output)."""
     d = _wrap_dim(dim, input.ndim, "gather")
@@ -86,6 +88,7 @@ def gather(input, dim, index):
     return GatherBackward0.apply(input, dim=d, index=index)
 
 
+@checked(kinds={"dim": "int"})
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate)."""
     d = _wrap_dim(dim, input.ndim, "scatter_add")
@@ -98,6 +101,7 @@ def scatter_add(input, dim, index, src):
     return ScatterAddBackward0.apply(input, src, dim=d, index=index)
 
 
+@checked(kinds={"dim": "int"})
 def index_select(input, dim, index):
     """The slices of ``input`` at ``index`` (a vector of int32/int64) along ``dim``, as a copy."""
     d = _wrap_dim(dim, input.ndim, "index_select")

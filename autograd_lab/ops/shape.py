@@ -9,17 +9,21 @@ slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``).
 
 from __future__ import annotations
 
+import operator
+
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
 
 
 def _sizes(args) -> tuple:
-    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``; each size an int (``operator.index``: a float is a
+    TypeError, never truncated)."""
     if len(args) == 1 and not isinstance(args[0], int):
-        return tuple(int(s) for s in args[0])
-    return tuple(int(s) for s in args)
+        return tuple(operator.index(s) for s in args[0])
+    return tuple(operator.index(s) for s in args)
 
 
 class ViewBackward0(Op):
@@ -341,6 +345,7 @@ def _numel(shape) -> int:
     return n
 
 
+@checked
 def view(input, *shape):
     """The same data seen with another shape (must be expressible without copying)."""
     if len(shape) == 1 and isinstance(shape[0], backend.dtype):
@@ -348,6 +353,7 @@ def view(input, *shape):
     return ViewBackward0.apply(input, shape=_infer_shape(_sizes(shape), input.numel(), "view"))
 
 
+@checked
 def reshape(input, *shape):
     """Another shape: a view when the memory layout allows, else a copy (as in PyTorch)."""
     shape = _infer_shape(_sizes(shape), input.numel(), "reshape")
@@ -361,6 +367,7 @@ def reshape(input, *shape):
     return UnsafeViewBackward0.apply(input.clone(), shape=shape)
 
 
+@checked
 def flatten(input, start_dim=0, end_dim=-1):
     if input.ndim == 0:
         return reshape(input, 1)
@@ -374,12 +381,14 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, tuple(shape[:start]) + (-1,) + tuple(shape[end + 1:]))
 
 
+@checked(kinds={"dim": "int", "sizes": "ints"})
 def unflatten(input, dim, sizes):
     d = _wrap_dim(dim, input.ndim, "unflatten")
     shape = input.shape
     return reshape(input, tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:]))
 
 
+@checked
 def t(input):
     """Transpose of a tensor of at most 2 dims."""
     if input.ndim > 2:
@@ -387,6 +396,7 @@ def t(input):
     return TBackward0.apply(input)
 
 
+@checked
 def transpose(input, dim0, dim1):
     n = input.ndim
     return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n, "transpose"), dim1=_wrap_dim(dim1, n, "transpose"))
@@ -395,6 +405,7 @@ def transpose(input, dim0, dim1):
 swapaxes = transpose
 
 
+@checked
 def permute(input, *dims):
     dims = _sizes(dims)
     if len(dims) != input.ndim:
@@ -407,12 +418,14 @@ def permute(input, *dims):
     return PermuteBackward0.apply(input, dims=dims)
 
 
+@checked(kinds={"source": "dims", "destination": "dims"})
 def movedim(input, source, destination):
     order = [d for d in range(input.ndim) if d != _wrap_dim(source, input.ndim, "movedim")]
     order.insert(_wrap_dim(destination, input.ndim, "movedim"), _wrap_dim(source, input.ndim, "movedim"))
     return permute(input, order)
 
 
+@checked
 def expand(input, *sizes):
     """A view broadcasting size-1 dims to ``sizes`` (-1 keeps a dim); no memory is copied."""
     sizes = _sizes(sizes)
@@ -438,14 +451,17 @@ def expand(input, *sizes):
     return ExpandBackward0.apply(input, size=tuple(final))
 
 
+@checked
 def expand_as(input, other):
     return expand(input, other.shape)
 
 
+@checked
 def broadcast_to(input, shape):
     return expand(input, shape)
 
 
+@checked
 def squeeze(input, dim=None):
     """Remove size-1 dims (all, or only ``dim`` if it has size 1)."""
     if dim is None:
@@ -457,11 +473,13 @@ def squeeze(input, dim=None):
     return SqueezeBackward2.apply(input, dim=tuple(d for d in dims if input.shape[d] == 1))
 
 
+@checked(kinds={"dim": "int"})
 def unsqueeze(input, dim):
     """Insert a size-1 dim at ``dim`` (a view)."""
     return UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input.ndim + 1, "unsqueeze"))
 
 
+@checked(kinds={"split_size_or_sections": "ints", "dim": "int"})
 def split(input, split_size_or_sections, dim=0):
     """Views of consecutive pieces: of size ``split_size`` each, or of the listed sizes."""
     d = _wrap_dim(dim, input.ndim, "split")
@@ -476,6 +494,7 @@ def split(input, split_size_or_sections, dim=0):
     return SplitWithSizesBackward0.apply(input, split_sizes=sizes, dim=d)
 
 
+@checked(kinds={"dim": "int"})
 def chunk(input, chunks, dim=0):
     """Split into ``chunks`` pieces of (nearly) equal size."""
     if chunks <= 0:
@@ -486,12 +505,14 @@ def chunk(input, chunks, dim=0):
     return split(input, max(-(-n // chunks), 1), dim)
 
 
+@checked(kinds={"dim": "int"})
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views (none along a dim of size 0)."""
     d = _wrap_dim(dim, input.ndim, "unbind")
     return UnbindBackward0.apply(input, dim=d) if input.shape[d] else ()
 
 
+@checked(kinds={"dim": "int", "start": "int"})
 def narrow(input, dim, start, length):
     """A view of ``length`` elements from ``start`` along ``dim``."""
     d = _wrap_dim(dim, input.ndim, "narrow")
@@ -503,6 +524,7 @@ def narrow(input, dim, start, length):
     return SliceBackward0.apply(input, dim=d, start=start, end=start + length, step=1)
 
 
+@checked(kinds={"dim": "int", "index": "int"})
 def select(input, dim, index):
     """A view of slice ``index`` along ``dim`` (that dim disappears)."""
     shape = input._data.shape
@@ -515,12 +537,14 @@ def select(input, dim, index):
     return SelectBackward0.apply(input, dim=d, index=index + size if index < 0 else index)
 
 
+@checked
 def diagonal(input, offset=0, dim1=0, dim2=1):
     n = input.ndim
     return DiagonalBackward0.apply(input, offset=offset, dim1=_wrap_dim(dim1, n, "diagonal"),
                                    dim2=_wrap_dim(dim2, n, "diagonal"))
 
 
+@checked
 def contiguous(input):
     """``input`` itself if its memory is C-contiguous, else a contiguous copy."""
     return input if input._data.flags["C_CONTIGUOUS"] else input.clone()
