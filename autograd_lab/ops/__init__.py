@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     reductions,
     scatter_gather,
     shape,
+    split,
 )
 from .pointwise import ToCopyBackward0
 
