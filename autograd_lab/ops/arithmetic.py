@@ -208,8 +208,23 @@ def add(input, other, *, alpha=1):
     return AddBackward0.apply(input, other, alpha=alpha)
 
 
+def _is_bool(x) -> bool:
+    return x.__class__ is bool or isinstance(x, Tensor) and x._data.dtype.kind == "b"
+
+
+def _check_subtraction(input, other) -> None:
+    """PyTorch refuses to subtract with a bool operand (NumPy's own words would be about NumPy)."""
+    if _is_bool(input) or _is_bool(other):
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                               "`logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``, broadcasting."""
+    _check_subtraction(input, other)
     if not isinstance(input, Tensor):
         input = _operand(input, "sub")
         if not isinstance(input, Tensor):
@@ -219,6 +234,7 @@ def sub(input, other, *, alpha=1):
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
+    _check_subtraction(other, input)
     if not isinstance(other, Tensor):
         return RsubBackward1.apply(input, other=_operand(other, "rsub"), alpha=alpha)
     return SubBackward0.apply(other, input, alpha=alpha)
@@ -278,6 +294,9 @@ def reciprocal(input):
 
 
 def neg(input):
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                           "a mask, use the `~` or `logical_not()` operator instead.")
     return NegBackward0.apply(input)
 
 
@@ -298,6 +317,8 @@ def pow(input, exponent):
     exponent = _operand(exponent, "pow")  # (a NumPy array becomes a tensor)
     if isinstance(exponent, Tensor):
         return PowBackward1.apply(input, exponent)
+    if input._data.dtype.kind == "b":  # a bool base counts as an int64 (NumPy would pick int8)
+        input = input.to(backend.result_type(input, exponent))
     if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iu":
         raise RuntimeError("Integers to negative integer powers are not allowed. [autograd_lab] pow: make the "
                            f"{input.dtype} tensor floating point first (x.double() ** {exponent})")
