@@ -5,6 +5,8 @@ taking the weights as arguments. The ops themselves live in :mod:`autograd_lab.o
 
 from __future__ import annotations
 
+import operator
+
 from .. import backend
 from ..ops._args import checked
 from ..ops.nn import addmm, batch_norm, dropout, embedding, erf, gelu, linear, log_softmax, softmax
@@ -45,6 +47,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """(..., num_classes) int64 tensor with a 1 at each index of ``tensor`` (no gradient)."""
     if tensor.is_floating_point() or tensor.dtype is backend.bool_:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    num_classes = operator.index(num_classes)  # (a float is a TypeError, never truncated)
     data = tensor._data
     xp = backend.namespace_of(data)
     if data.size and data.min() < 0:

@@ -105,6 +105,8 @@ _KINDS = {
 _OVERLOADED = frozenset(("sum", "mean", "prod", "max", "min", "std", "var", "all", "any", "squeeze", "clamp", "clip",
                          "clamp_min", "clamp_max", "where", "pow", "narrow", "view", "masked_fill", "masked_fill_",
                          "fill_", "arange", "randint", "normal", "norm"))
+# ... of which these list what they got even when the input is wrong (the others name the input, or keepdim)
+_OVERLOADED_INPUT = frozenset(("all", "any", "clamp", "clip", "clamp_min", "clamp_max", "where"))
 
 
 def checked(fn=None, *, name: str | None = None, kinds: dict | None = None):
@@ -163,7 +165,7 @@ def _wrong_kind(label: str, plan, args, kwargs) -> TypeError | None:
                else None) or f"not {type_name(value)}"
         where = f" (position {position + 1})" if position is not None else ""
         advice = f" [autograd_lab] {label}() takes {name} as {expected}; it got {_short(value)}"
-        if label in _OVERLOADED:
+        if label in _OVERLOADED and (name not in ("input", "keepdim") or label in _OVERLOADED_INPUT):
             return TypeError(f"{label}() received an invalid combination of arguments - got ({_got(args, kwargs)})"
                              f"{advice}")
         return TypeError(f"{label}(): argument '{name}'{where} must be {expected}, {why}{advice}")

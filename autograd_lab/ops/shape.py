@@ -368,7 +368,8 @@ def expand(input, *sizes):
         )
     lead = len(sizes) - input.ndim
     final = []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):  # (from the last dim, as PyTorch checks them)
+        s = sizes[i]
         have = input.shape[i - lead] if i >= lead else None
         if s == -1:
             if have is None:
@@ -380,7 +381,7 @@ def expand(input, *sizes):
                 f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(input.shape)}"
             )
         final.append(s)
-    return ExpandBackward0.apply(input, size=tuple(final))
+    return ExpandBackward0.apply(input, size=tuple(final[::-1]))
 
 
 @checked
