@@ -429,11 +429,20 @@ class Tensor:
 
     def equal(self, other: Tensor) -> bool:
         """True when both tensors have the same shape and elements."""
+        _check_other(other, "equal")
         return self.shape == other.shape and bool((self._data == other._data).all())
 
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        _check_other(other, "allclose")
         xp = backend.namespace_of(self._data)
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _check_other(other, op: str) -> None:
+    if not isinstance(other, Tensor):
+        kind = type(other)
+        name = kind.__name__ if not kind.__module__.startswith("numpy") else f"numpy.{kind.__name__}"
+        raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not {name}")
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -14,12 +14,10 @@ from .arithmetic import _operand
 
 def _compare(name: str):
     def fn(input, other):
-        if other is None:
-            return NotImplemented  # t == None is False, as in PyTorch
         if not isinstance(input, Tensor):
             raise TypeError(f"{fn.__name__}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
         a = input._data if isinstance(input, Tensor) else input
-        b = other if isinstance(other, Tensor) else _operand(other, name)  # (a NumPy array becomes a tensor)
+        b = other if isinstance(other, Tensor) else _other(other, fn.__name__)  # (a NumPy array becomes a tensor)
         b = b._data if isinstance(b, Tensor) else b
         if b.__class__ is int and getattr(a, "dtype", None) is not None and a.dtype.kind in "iu":
             b = backend.wrap_int(b, backend.from_np(a.dtype), fn.__name__)  # (as PyTorch casts it: int8 < 1000 is False)
@@ -82,11 +80,31 @@ def isfinite(input):
     return Tensor._make(backend.namespace_of(input._data).isfinite(input._data))
 
 
+def _other(other, op: str):
+    """The second operand of a comparison: a tensor, a number or a NumPy array (PyTorch's error for the rest)."""
+    try:
+        return _operand(other, op)
+    except TypeError:
+        if op.startswith("logical"):
+            raise
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({type_name(other)}) "
+                        f"[autograd_lab] {op} compares with a Tensor or a Python number") from None
+
+
+def _operator(fn):
+    """``t == None`` is False and ``t < None`` Python's TypeError, as in PyTorch (``t.eq(None)`` is PyTorch's)."""
+    def operator(self, other):
+        return NotImplemented if other is None else fn(self, other)
+    operator.__name__ = f"__{fn.__name__}__"
+    return operator
+
+
 def _bind() -> None:
     methods = dict(
         eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge, greater=gt, less=lt, logical_and=logical_and, logical_or=logical_or,
         logical_xor=logical_xor, logical_not=logical_not, isnan=isnan, isinf=isinf, isfinite=isfinite,
-        __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
+        __eq__=_operator(eq), __ne__=_operator(ne), __lt__=_operator(lt), __le__=_operator(le), __gt__=_operator(gt),
+        __ge__=_operator(ge),
         __and__=lambda a, b: logical_and(a, b) if a.dtype is backend.bool_ else bitwise_and(a, b),
         __or__=lambda a, b: logical_or(a, b) if a.dtype is backend.bool_ else bitwise_or(a, b),
         __xor__=lambda a, b: logical_xor(a, b) if a.dtype is backend.bool_ else bitwise_xor(a, b),

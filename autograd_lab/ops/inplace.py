@@ -257,6 +257,9 @@ def _fill(input, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         return fill.FillBackward3.apply(input, value)
+    if not isinstance(value, (bool, int, float, backend.np.number)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({type(value).__name__}) "
+                        "[autograd_lab] fill_ takes a number or a 0-dim tensor")
     return fill.FillBackward2.apply(input, value=backend.check_scalar(value, input.dtype, "fill_"))
 
 

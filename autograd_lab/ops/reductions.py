@@ -8,6 +8,7 @@ A reduction's gradient is the incoming gradient put back in the reduced dimensio
 from __future__ import annotations
 
 import builtins
+import operator
 import warnings
 from collections import namedtuple
 
@@ -16,6 +17,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
 from ._op import Op
+from .shape import _sizes
 
 ValuesIndices = namedtuple("max", ["values", "indices"])
 MinValuesIndices = namedtuple("min", ["values", "indices"])
@@ -27,7 +29,9 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    dims = tuple(sorted(_wrap_dim(d, ndim, op) for d in dim))
+    elif not isinstance(dim, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
+    dims = tuple(sorted(_wrap_dim(operator.index(d), ndim, op) for d in dim))
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"{op}: dim {list(dim)} appears multiple times in the list of dims")
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
@@ -424,7 +428,7 @@ def logsumexp(input, dim, keepdim=False):
 @checked
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (the inverse of broadcasting ``size`` up to ``input``'s shape)."""
-    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    shape = _sizes(size)
     have = tuple(input.shape)
     lead = len(have) - len(shape)
     if lead < 0 or builtins.any(s not in (1, h) for s, h in zip(shape, have[lead:])):

@@ -24,6 +24,8 @@ def _sizes(args) -> tuple:
     """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``; each size an int (``operator.index``: a float is a
     TypeError, never truncated)."""
     if len(args) == 1 and not isinstance(args[0], int):
+        if not isinstance(args[0], (tuple, list, range)):
+            raise TypeError(f"expected a tuple of ints, got {type(args[0]).__name__}")
         return tuple(operator.index(s) for s in args[0])
     return tuple(operator.index(s) for s in args)
 
@@ -450,13 +452,22 @@ def contiguous(input):
     return input if input._data.flags["C_CONTIGUOUS"] else input.clone()
 
 
+@checked(kinds={"other": "Tensor"})
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+@checked(kinds={"other": "Tensor"})
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
 def _bind() -> None:
     methods = dict(
         view=view, reshape=reshape, flatten=flatten, unflatten=unflatten, t=t, transpose=transpose,
         swapaxes=swapaxes, permute=permute, movedim=movedim, expand=expand, expand_as=expand_as,
         broadcast_to=broadcast_to, squeeze=squeeze, unsqueeze=unsqueeze, narrow=narrow, select=select, diagonal=diagonal,
-        contiguous=contiguous, view_as=lambda self, other: view(self, other.shape),
-        reshape_as=lambda self, other: reshape(self, other.shape),
+        contiguous=contiguous, view_as=view_as, reshape_as=reshape_as,
     )
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

@@ -72,6 +72,17 @@ WRONG_KINDS = [  # an argument of the wrong type
      "not float", "one_hot"),
     ("m.where(x > 0, x, 'a')", "where() received an invalid combination of arguments", "where"),
     ("m.clamp(x, 'a')", "clamp() received an invalid combination of arguments", "clamp"),
+    ("x.equal([1.0])", "equal(): argument 'other' (position 1) must be Tensor, not list", ""),
+    ("x.allclose(None)", "allclose(): argument 'other' (position 1) must be Tensor, not NoneType", ""),
+    ("x.view_as([1.0])", "must be Tensor, not list", "view_as(): argument 'other'"),
+    ("x.reshape_as(None)", "must be Tensor, not NoneType", "reshape_as other"),
+    ("x.type_as('a')", "must be Tensor, not str", "type_as other"),
+    ("x.eq(None)", "eq() received an invalid combination of arguments", ""),
+    ("x.fill_(None)", "fill_() received an invalid combination of arguments - got (NoneType)", ""),
+    ("x.fill_([1.0])", "fill_() received an invalid combination of arguments - got (list)", ""),
+    ("x.sum({})", "sum() received an invalid combination of arguments", "sum dim"),
+    ("x.sum_to_size([1.0, 2.0])", "must be tuple of ints, but found element of type float at pos 0", "sum_to_size"),
+    ("x.flip({})", "must be tuple of ints, not dict", "flip"),
 ]
 
 HOOKS = [  # what hooks return, checked as PyTorch checks it
