@@ -44,6 +44,8 @@ def _on(array, dev, xp):
 
 
 def _finish(data, requires_grad: bool) -> Tensor:
+    if not isinstance(requires_grad, (bool, np.bool_)):
+        raise TypeError(f"argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     t = Tensor._make(data)
     if requires_grad:
         if data.dtype.kind != "f":
@@ -68,10 +70,12 @@ def _infer_array(data, dtype=None):
         data = _unwrap(data)
     try:
         array = np.asarray(data)
-    except ValueError as exc:
-        raise ValueError(f"could not build a tensor from {type(data).__name__}: {exc} (nested sequences must be "
-                         "rectangular: every row the same length)") from None
+    except ValueError:
+        raise ValueError(_ragged(data) + " [autograd_lab] tensor(): nested sequences must be rectangular, every row "
+                         "the same length") from None
     python = not isinstance(data, (np.ndarray, np.generic))
+    if python and array.dtype.kind in "USO":
+        _check_items(data)
     if python and (array.dtype == object or array.dtype == np.uint64 or _has_huge(array)):
         array = _wide_ints(data, array, dtype)
     if array.dtype == object:
@@ -84,6 +88,30 @@ def _infer_array(data, dtype=None):
     if python and dtype is not None:
         backend.check_data(array, dtype)
     return array
+
+
+def _ragged(data) -> str:
+    """PyTorch's words for nested lists that are not rectangular: the first row of another length."""
+    level, rows = 0, [data]
+    while rows:
+        lengths = [len(r) for r in rows if isinstance(r, (list, tuple))]
+        for r in rows:
+            if isinstance(r, (list, tuple)) and len(r) != lengths[0]:
+                return f"expected sequence of length {lengths[0]} at dim {level} (got {len(r)})"
+        rows = [item for r in rows if isinstance(r, (list, tuple)) for item in r]
+        level += 1
+    return "expected a rectangular nested sequence"
+
+
+def _check_items(data) -> None:
+    """PyTorch's errors for data that holds something other than numbers: a string, or an object of no dtype."""
+    for item in _flat(data):
+        if isinstance(item, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}' [autograd_lab] tensor() takes numbers "
+                            f"(or nested lists of them), not the {type(item).__name__} {item!r}")
+        if not isinstance(item, (int, float, complex, np.number, np.bool_)):
+            raise RuntimeError(f"Could not infer dtype of {type(item).__name__} [autograd_lab] tensor() takes numbers "
+                               "(or nested lists of them)")
 
 
 def _has_huge(array) -> bool:

@@ -119,8 +119,11 @@ def index_select(input, dim, index):
     size = input.shape[d] if input.ndim else 1
     value = _first_out_of_bounds(idx, size)
     if value is not None:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} [autograd_lab] "
-                           f"index_select: indices along dim {d} must be in [0, {size - 1}]")
+        where = (f"[autograd_lab] index_select: index {value} along dim {d} of a tensor of shape {list(input.shape)}; "
+                 f"indices must be in [0, {size - 1}]")
+        if d == 0:  # (PyTorch's kernels word it two ways, by the dim)
+            raise IndexError(f"index out of range in self {where}")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} {where}")
     return IndexSelectBackward0.apply(input, dim=d, index=index)
 
 

@@ -279,7 +279,7 @@ def _numel(shape) -> int:
     return n
 
 
-@checked
+@checked(kinds={"shape": None})  # (view(dtype) explains itself)
 def view(input, *shape):
     """The same data seen with another shape (must be expressible without copying)."""
     if len(shape) == 1 and isinstance(shape[0], backend.dtype):
@@ -435,7 +435,7 @@ def select(input, dim, index):
     d = _wrap_dim(dim, len(shape), "select")
     size = shape[d]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape)} at dimension {d}")
     return SelectBackward0.apply(input, dim=d, index=index + size if index < 0 else index)
 
 

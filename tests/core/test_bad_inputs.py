@@ -148,6 +148,28 @@ VALUES = [  # right types, wrong values: dims out of range, shapes that do not f
     ("m.nn.functional.batch_norm(m.ones(1, 3), m.zeros(3), m.ones(3), training=True)",
      "Expected more than 1 value per channel when training", ""),
     ("(m.ones(2, requires_grad=True) * 2).backward()", "grad can be implicitly created only for scalar outputs", ""),
+    ("(m.ones(2, requires_grad=True) * 2).sum().backward([1.0])", "gradients can be either Tensors or None, but got "
+     "float", ""),
+    ("m.autograd.grad(m.ones(2, requires_grad=True).sum(), [1.0])", "all inputs have to be Tensors or GradientEdges, "
+     "but got float", ""),
+    ("m.ones(2, requires_grad='yes')", "argument 'requires_grad' must be bool, not str", "ones"),
+    ("m.tensor('a')", "new(): invalid data type 'str'", "tensor"),
+    ("m.tensor([1, 'a'])", "new(): invalid data type 'str'", "tensor"),
+    ("m.tensor([None])", "Could not infer dtype of NoneType", "tensor"),
+    ("m.tensor({1: 2})", "Could not infer dtype of dict", "tensor"),
+    ("m.tensor([[1, 2], [3]])", "expected sequence of length 2 at dim 1 (got 1)", "tensor"),
+    ("x.select(0, 5)", "select(): index 5 out of range for tensor of size [2, 3] at dimension 0", ""),
+    ("x.index_select(0, m.tensor([5]))", "index out of range in self", "index_select [2, 3]"),
+    ("m.zeros(2, device='gpu')", "device type at start of device string: gpu", ""),
+    ("m.zeros(2, device='cuda:x')", "Invalid device string: 'cuda:x'", ""),
+    ("m.zeros(2, dtype='floot')", "zeros(): argument 'dtype' must be", "str"),
+    ("m.nn.functional.cross_entropy(x, m.tensor([0, 5]))", "Target 5 is out of bounds.", ""),
+    ("m.nn.functional.cross_entropy(x, m.tensor([0, 1]), reduction='avg')", "avg is not a valid value for reduction",
+     ""),
+    ("m.nn.functional.linear(x, m.ones(4, 2))", "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x4)", "linear"),
+    ("m.nn.functional.embedding(m.tensor([5]), m.ones(3, 2))", "index out of range in self", "embedding"),
+    ("m.nn.Linear(3, 2)(x.reshape(3, 2))", "mat1 and mat2 shapes cannot be multiplied (3x2 and 3x2)", "linear"),
+    ("m.optim.SGD(x, lr=0.1)", "params argument given to the optimizer should be an iterable of Tensors or dicts", ""),
 ]
 
 
