@@ -166,6 +166,12 @@ _C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "
 _INT64_MIN, _UINT64_END = -(2 ** 63), 2 ** 64
 
 
+def type_name(value) -> str:
+    """A Python value's type as PyTorch's errors name it (``float``, ``NoneType``, ``numpy.ndarray``, ``Tensor``)."""
+    kind = type(value)
+    return kind.__name__ if not kind.__module__.startswith("numpy") else f"numpy.{kind.__name__}"
+
+
 def kernel_type_name(d: dtype) -> str:
     """How PyTorch names a dtype in ``"..." not implemented for 'Long'``."""
     return d._legacy_name[: -len("Tensor")]

@@ -440,9 +440,7 @@ class Tensor:
 
 def _check_other(other, op: str) -> None:
     if not isinstance(other, Tensor):
-        kind = type(other)
-        name = kind.__name__ if not kind.__module__.startswith("numpy") else f"numpy.{kind.__name__}"
-        raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not {name}")
+        raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not {backend.type_name(other)}")
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -27,7 +27,7 @@ import heapq
 import itertools
 import threading
 
-from ..backend import from_np
+from ..backend import from_np, type_name
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, GradientEdge, gradient_edge
@@ -206,18 +206,12 @@ def _any_gradient(grads) -> bool:
     return False
 
 
-def _type_name(value) -> str:
-    """A value's type as PyTorch's hook errors name it (Python's ``tp_name``: ``float``, ``numpy.ndarray``)."""
-    kind = type(value)
-    return kind.__name__ if not kind.__module__.startswith("numpy") else f"numpy.{kind.__name__}"
-
-
 def _hook_results(hook, result, originals: tuple) -> tuple:
     """What a node's pre-hook or post-hook returned, checked as PyTorch checks it: a tuple with, per gradient it
     was given, a tensor of the same size and type (or None)."""
     name = getattr(hook, "__name__", type(hook).__name__)
     if result.__class__ is not tuple:
-        raise TypeError(f"expected tuple, but hook returned '{_type_name(result)}' [autograd_lab] hook '{name}' must "
+        raise TypeError(f"expected tuple, but hook returned '{type_name(result)}' [autograd_lab] hook '{name}' must "
                         f"return a tuple with one replacement gradient (or None) for each of the {len(originals)} it "
                         "was given, or None to keep them")
     if len(result) != len(originals):
@@ -230,7 +224,7 @@ def _hook_result(hook, result, grad):
     """What a hook returned for one gradient, checked as PyTorch checks it: a tensor of the gradient's size and type."""
     name = getattr(hook, "__name__", type(hook).__name__)
     if not isinstance(result, _Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{_type_name(result)}' [autograd_lab] hook '{name}' "
+        raise TypeError(f"expected Variable, but hook returned '{type_name(result)}' [autograd_lab] hook '{name}' "
                         "must return a replacement gradient (a Tensor of the shape and dtype it was given) or None")
     if grad is None:
         raise RuntimeError(f"can't replace a None gradient with a non-None value [autograd_lab] hook '{name}' returned "

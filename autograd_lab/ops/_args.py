@@ -18,15 +18,10 @@ import inspect
 from numbers import Integral, Number
 
 from .. import backend
+from ..backend import type_name
 from ..tensor import Tensor
 
 __all__ = ["checked", "type_name"]
-
-
-def type_name(value) -> str:
-    """A value's type as PyTorch's errors name it (``float``, ``NoneType``, ``numpy.ndarray``, ``Tensor``)."""
-    kind = type(value)
-    return kind.__name__ if not kind.__module__.startswith("numpy") else f"numpy.{kind.__name__}"
 
 
 def _is_int(v) -> bool:

@@ -90,7 +90,7 @@ class Op(Node):
         """Run the op on tensors (and Python numbers) and, when an input requires grad, record its node."""
         if has_torch_function(inputs):  # a Tensor subclass that takes ops over (the legacy Variable)
             return handle_torch_function(cls.apply, inputs, params)
-        arrays = [x._data if isinstance(x, Tensor) else _operand(cls, x, i) for i, x in enumerate(inputs)]
+        arrays = [x._data if isinstance(x, Tensor) else _non_tensor_input(cls, x, i) for i, x in enumerate(inputs)]
         if cls.promotes:
             arrays = _promote(cls, inputs, arrays)
         xp = backend.np if arrays[0].__class__ is _ndarray else _namespace(arrays)
@@ -264,16 +264,15 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
 _NUMBERS = (bool, int, float)
 
 
-def _operand(cls, value, position: int):
+def _non_tensor_input(cls, value, position: int):
     """An input that is not a tensor: a Python number (an operand of arithmetic, or any input after the first)
     or None (an optional input: a bias, a bound); anything else is PyTorch's error, naming the argument."""
     if value.__class__ in _NUMBERS and (position or cls.promotes and len(cls._inputs) > 1) or value is None and position:
         return value
     name = cls._inputs[position] if position < len(cls._inputs) else cls._inputs[-1]
-    kind = type(value)
-    kind = kind.__name__ if not kind.__module__.startswith("numpy") else f"numpy.{kind.__name__}"
     raise TypeError(f"{function_name(cls)}(): argument '{'input' if name == 'self' else name}' (position {position + 1})"
-                    f" must be Tensor, not {kind} [autograd_lab] pass a tensor, e.g. al.tensor(...) of your data")
+                    f" must be Tensor, not {backend.type_name(value)} [autograd_lab] pass a tensor, e.g. al.tensor(...) "
+                    "of your data")
 
 
 def _namespace(arrays):
