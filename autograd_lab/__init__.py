@@ -72,6 +72,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, mul, neg, pow, reciprocal, remainder, square, sub
 from .ops.comparison import (
     eq,
@@ -191,14 +192,17 @@ def numel(input: Tensor) -> int:
     return input.numel()
 
 
+@_checked
 def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
+@_checked
 def equal(input: Tensor, other: Tensor) -> bool:
     return input.equal(other)
 
 
+@_checked
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     return input.allclose(other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 

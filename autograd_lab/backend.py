@@ -158,6 +158,87 @@ def result_type(*operands) -> dtype:
     return result
 
 
+# -- Python numbers becoming elements: PyTorch's overflow checks ------------------------------------
+# PyTorch names a dtype three ways in its errors: the C type a kernel fills with (``full``, ``fill_``:
+# "type uint8_t"), the ScalarType (``tensor()``: "type uint8"), and the kernel dispatch name ("'Byte'").
+_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+            "float16": "c10::Half", "float32": "float", "float64": "double", "bool": "bool"}
+_INT64_MIN, _UINT64_END = -(2 ** 63), 2 ** 64
+
+
+def type_name(value) -> str:
+    """A Python value's type as PyTorch's errors name it (``float``, ``NoneType``, ``numpy.ndarray``, ``Tensor``)."""
+    kind = type(value)
+    return kind.__name__ if not kind.__module__.startswith("numpy") else f"numpy.{kind.__name__}"
+
+
+def kernel_type_name(d: dtype) -> str:
+    """How PyTorch names a dtype in ``"..." not implemented for 'Long'``."""
+    return d._legacy_name[: -len("Tensor")]
+
+
+def _overflows(value, d: dtype) -> bool:
+    """Whether a Python number does not fit in ``d``, by c10's ``overflows`` rule: an integer dtype holds
+    its range (an unsigned one also the negatives down to minus its maximum, which wrap), and no NaN or
+    infinity; a floating one holds any number up to its largest finite value, and inf and NaN."""
+    if d is bool_:
+        return False
+    np_dtype = d.np_dtype
+    if d._category == 2:
+        return value == value and abs(value) != float("inf") and abs(value) > float(np.finfo(np_dtype).max)
+    info = np.iinfo(np_dtype)
+    if isinstance(value, float) and not np.isfinite(value):
+        return True
+    if np_dtype.kind == "u" and not isinstance(value, float):
+        return value > info.max or -value > info.max
+    return value < info.min or value > info.max
+
+
+def check_scalar(value, d: dtype, op: str):
+    """``value`` (a Python number that an op writes into a tensor of dtype ``d``: ``full``, ``fill_``,
+    ``masked_fill``, ``clamp``'s bounds), checked as PyTorch checks it; returned as ``d`` holds it."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64_MIN <= value < _UINT64_END:
+        raise OverflowError(f"int too big to convert [autograd_lab] {op}: {value} fits in no 64-bit integer "
+                            "(write it as a float, e.g. 1e30)")
+    if isinstance(value, (int, float)) and _overflows(value, d):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[d.name]} without overflow [autograd_lab] "
+                           f"{op}: {value!r} is outside the range of {d!r}; use a wider dtype")
+    if value.__class__ is int and d._category == 1:
+        return wrap_int(value, d, op)  # (a negative one for an unsigned dtype: -1 fills uint8 with 255)
+    return value
+
+
+def check_data(array, d: dtype) -> None:
+    """The elements of Python data (an int64, float64 or bool array) about to become a tensor of an integer
+    dtype ``d``, checked as ``torch.tensor`` checks them (it names the dtype its own way)."""
+    if d._category != 1 or array.size == 0 or array.dtype == d.np_dtype:
+        return
+    info = np.iinfo(d.np_dtype)
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array < info.min) | (array > float(info.max))
+    else:
+        low = -int(info.max) if d.np_dtype.kind == "u" else info.min
+        bad = (array < low) | (array > info.max)
+    if bad.any():
+        first = array[bad].flat[0].item()
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow [autograd_lab] tensor(): "
+                           f"{first!r} is outside the range of {d!r}; use a wider dtype")
+
+
+def wrap_int(value: int, d: dtype, op: str) -> int:
+    """A Python int operand of an op on an integer tensor of dtype ``d``, cast into ``d`` as PyTorch casts it
+    (two's complement wrap: ``uint8 tensor + 300`` adds 44), where NumPy would raise."""
+    info = np.iinfo(d.np_dtype)
+    if info.min <= value <= info.max:
+        return value
+    if not _INT64_MIN <= value < _UINT64_END:
+        raise OverflowError(f"int too big to convert [autograd_lab] {op}: {value} fits in no 64-bit integer")
+    span = 1 << (8 * d.itemsize)
+    return (value - info.min) % span + info.min
+
+
 _DEVICE_STRING = re.compile(r"(cpu|cuda)(?::(0|[1-9][0-9]*))?")
 
 

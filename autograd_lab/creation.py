@@ -7,11 +7,13 @@ their dtype, as in PyTorch. Every factory takes ``device=`` (default: ``al.get_d
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
 
 from . import backend
+from .ops._args import checked
 from .ops.out import factory_out
 from .tensor import Size, Tensor
 
@@ -24,7 +26,7 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 def _sizes(size, negative: str | None = None) -> tuple:
     """The sizes given as ``f(2, 3)`` or ``f((2, 3))``; a negative one raises PyTorch's error (``negative``:
     a function's own words for it, as ``zeros`` has)."""
-    sizes = tuple(int(s) for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size))
+    sizes = tuple(operator.index(s) for s in (size[0] if len(size) == 1 and not isinstance(size[0], int) else size))
     for s in sizes:
         if s < 0:
             raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: {list(sizes)}")
@@ -43,6 +45,8 @@ def _on(array, dev, xp):
 
 
 def _finish(data, requires_grad: bool) -> Tensor:
+    if not isinstance(requires_grad, (bool, np.bool_)):
+        raise TypeError(f"argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     t = Tensor._make(data)
     if requires_grad:
         if data.dtype.kind != "f":
@@ -54,11 +58,12 @@ def _finish(data, requires_grad: bool) -> Tensor:
     return t
 
 
-def _infer_array(data, exact: bool = False):
-    """A NumPy array for nested Python data, with PyTorch's dtype inference.
+def _infer_array(data, dtype=None):
+    """A NumPy array for nested Python data, with PyTorch's dtype inference and its overflow checks.
 
-    ``exact`` (an explicit dtype follows): keep Python floats in float64 so that the final cast
-    rounds once, as ``torch.tensor([0.3], dtype=torch.float64)`` does.
+    ``dtype`` (an explicit dtype follows, or ``None``): Python floats stay float64 so that the final cast
+    rounds once, as ``torch.tensor([0.3], dtype=torch.float64)`` does; Python data that does not fit an
+    integer ``dtype`` is PyTorch's error, never a wrapped value.
     """
     if isinstance(data, Tensor):
         return data._data
@@ -66,17 +71,68 @@ def _infer_array(data, exact: bool = False):
         data = _unwrap(data)
     try:
         array = np.asarray(data)
-    except ValueError as exc:
-        raise ValueError(f"could not build a tensor from {type(data).__name__}: {exc} (nested sequences must be "
-                         "rectangular: every row the same length)") from None
+    except ValueError:
+        raise ValueError(_ragged(data) + " [autograd_lab] tensor(): nested sequences must be rectangular, every row "
+                         "the same length") from None
+    python = not isinstance(data, (np.ndarray, np.generic))
+    if python and array.dtype.kind in "USO":
+        _check_items(data)
+    if python and (array.dtype == object or array.dtype == np.uint64 or _has_huge(array)):
+        array = _wide_ints(data, array, dtype)
     if array.dtype == object:
         raise TypeError(f"could not build a tensor from data of type {type(data).__name__}: expected numbers or "
                         "(nested) sequences of numbers")
-    if not isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind == "f" and not exact:
+    if python and array.dtype.kind == "f" and dtype is None:
         array = array.astype(backend.get_default_dtype().np_dtype)
-    if not isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind in "iu":
+    if python and array.dtype.kind in "iu":
         array = array.astype(np.int64)
+    if python and dtype is not None:
+        backend.check_data(array, dtype)
     return array
+
+
+def _ragged(data) -> str:
+    """PyTorch's words for nested lists that are not rectangular: the first row of another length."""
+    level, rows = 0, [data]
+    while rows:
+        lengths = [len(r) for r in rows if isinstance(r, (list, tuple))]
+        for r in rows:
+            if isinstance(r, (list, tuple)) and len(r) != lengths[0]:
+                return f"expected sequence of length {lengths[0]} at dim {level} (got {len(r)})"
+        rows = [item for r in rows if isinstance(r, (list, tuple)) for item in r]
+        level += 1
+    return "expected a rectangular nested sequence"
+
+
+def _check_items(data) -> None:
+    """PyTorch's errors for data that holds something other than numbers: a string, or an object of no dtype."""
+    for item in _flat(data):
+        if isinstance(item, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}' [autograd_lab] tensor() takes numbers "
+                            f"(or nested lists of them), not the {type(item).__name__} {item!r}")
+        if not isinstance(item, (int, float, complex, np.number, np.bool_)):
+            raise RuntimeError(f"Could not infer dtype of {type(item).__name__} [autograd_lab] tensor() takes numbers "
+                               "(or nested lists of them)")
+
+
+def _has_huge(array) -> bool:
+    """Whether a float array NumPy made of Python data may hold an int beyond int64 (``[1, 2**63]``)."""
+    return array.dtype.kind == "f" and array.size > 0 and bool(np.abs(array).max() >= 2.0 ** 63)
+
+
+def _wide_ints(data, array, dtype):
+    """Python data with an int beyond int64: floats where the tensor will be floating (``[1.5, 2**63]``, or a
+    floating ``dtype``), else PyTorch's error, as it reads every int of integer data as a C ``long long``."""
+    items = list(_flat(data))
+    if not all(isinstance(x, (int, float, np.number)) for x in items):
+        return array  # (not numbers: the caller's TypeError)
+    floating = dtype.is_floating_point if dtype is not None else any(isinstance(x, float) for x in items)
+    if not floating:
+        big = next((x for x in items if isinstance(x, int) and not -(2 ** 63) <= x < 2 ** 63), None)
+        if big is not None:
+            raise ValueError(f"Overflow when unpacking long long [autograd_lab] tensor(): {big} does not fit in "
+                             "int64, the dtype of integer data; pass dtype=al.float64 to keep it as a float")
+    return array.astype(np.float64)
 
 
 def _flat(data):
@@ -108,7 +164,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     if isinstance(data, Tensor) or hasattr(data, "__array_namespace__"):
         array = backend.to_host(data.detach()._data if isinstance(data, Tensor) else data)
     else:
-        array = _infer_array(data, exact=dtype is not None)
+        array = _infer_array(data, backend.to_dtype(dtype) if dtype is not None else None)
     dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
     host = np.array(array, dtype=dt.np_dtype, copy=True)
     return _finish(_on(host, dev, xp), requires_grad)
@@ -118,7 +174,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like :func:`tensor`, but shares memory with ``data`` when it is already a suitable array/tensor."""
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device)
-    array = _infer_array(data, exact=dtype is not None)
+    array = _infer_array(data, backend.to_dtype(dtype) if dtype is not None else None)
     dt, dev, xp = _resolve(dtype, device, backend.from_np(array.dtype))
     return Tensor._make(_on(np.asarray(array, dtype=dt.np_dtype), dev, xp))
 
@@ -133,32 +189,38 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def _filled(fill, size, dtype, device, requires_grad, default=None, negative=None):
     dt, dev, xp = _resolve(dtype, device, default or backend.get_default_dtype())
+    fill = backend.check_scalar(fill, dt, "full")
     return _finish(xp.full(_sizes(size, negative), fill, dtype=dt.np_dtype), requires_grad)
 
 
+@checked
 def zeros(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if out is not None:
         return factory_out("zeros", out, lambda **kw: zeros(*size, **kw), dtype, device, requires_grad)
     return _filled(0, size, dtype, device, requires_grad, negative="zeros: Dimension size must be non-negative.")
 
 
+@checked
 def ones(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if out is not None:
         return factory_out("ones", out, lambda **kw: ones(*size, **kw), dtype, device, requires_grad)
     return _filled(1, size, dtype, device, requires_grad)
 
 
+@checked
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uninitialised in PyTorch; here filled with zeros so results never depend on leftover memory."""
     return _filled(0, size, dtype, device, requires_grad)
 
 
+@checked(kinds={"fill_value": "number"})
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     default = backend._scalar_dtype(fill_value)
     return _filled(fill_value, (size,) if isinstance(size, int) else tuple(size), dtype, device, requires_grad,
                    default)
 
 
+@checked(kinds={"start": "number", "end": "number?", "step": "number"})
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` (default 0) up to but excluding ``end``, ``step`` apart."""
     if out is not None:
@@ -170,14 +232,18 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     floating = any(isinstance(v, float) for v in (start, end, step))
     default = backend.get_default_dtype() if floating else backend.int64
     dt, dev, xp = _resolve(dtype, device, default)
+    for v in (start, end, step):  # (PyTorch computes integer ranges in int64)
+        backend.check_scalar(v, backend.float64 if dt.is_floating_point else backend.int64, "arange")
     return _finish(_on(np.arange(start, end, step).astype(dt.np_dtype), dev, xp), requires_grad)
 
 
+@checked(kinds={"start": "number", "end": "number", "steps": "int"})
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
     return _finish(_on(np.linspace(start, end, steps).astype(dt.np_dtype), dev, xp), requires_grad)
 
 
+@checked(kinds={"n": "int", "m": "int?"})
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
     return _finish(xp.eye(n, m, dtype=dt.np_dtype), requires_grad)
@@ -188,18 +254,22 @@ def _like(fn, input, dtype, device, kwargs):
               device=device if device is not None else input.device, **kwargs)
 
 
+@checked
 def zeros_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(zeros, input, dtype, device, {"requires_grad": requires_grad})
 
 
+@checked
 def ones_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(ones, input, dtype, device, {"requires_grad": requires_grad})
 
 
+@checked
 def empty_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(empty, input, dtype, device, {"requires_grad": requires_grad})
 
 
+@checked(kinds={"fill_value": "number"})
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return _like(lambda size, **kw: full(size, fill_value, **kw), input, dtype, device, {"requires_grad": requires_grad})
 
@@ -286,8 +356,20 @@ def set_rng_state(state: dict) -> None:
     default_generator.set_state(state)
 
 
-def _random(sample, size, dtype, device, requires_grad, generator, default=None):
+def check_floating_sample(dt, kernel: str, dev) -> None:
+    """PyTorch's error for continuous random samples asked for in an integer or bool dtype (``kernel``:
+    ``normal_kernel`` or ``check_uniform_bounds``, the names PyTorch's error gives)."""
+    if not dt.is_floating_point:
+        name = f"{kernel}_{backend.device(dev).type}" if kernel == "normal_kernel" else kernel
+        raise NotImplementedError(f'"{name}" not implemented for \'{backend.kernel_type_name(dt)}\' [autograd_lab] '
+                                  f"samples of a continuous distribution need a floating dtype, not {dt!r}; draw "
+                                  "them as floats (dtype=al.float32) and convert, or use al.randint for integers")
+
+
+def _random(sample, size, dtype, device, requires_grad, generator, default=None, kernel=None):
     dt, dev, xp = _resolve(dtype, device, default or backend.get_default_dtype())
+    if kernel is not None:
+        check_floating_sample(dt, kernel, dev)
     if generator is None:
         generator = default_generator_for(dev)
     elif generator.device.type != dev.type:
@@ -297,16 +379,21 @@ def _random(sample, size, dtype, device, requires_grad, generator, default=None)
     return _finish(data if data.dtype == dt.np_dtype else data.astype(dt.np_dtype), requires_grad)
 
 
+@checked
 def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Uniform samples in [0, 1)."""
-    return _random(lambda r, s: r.random(s), size, dtype, device, requires_grad, generator)
+    return _random(lambda r, s: r.random(s), size, dtype, device, requires_grad, generator,
+                   kernel="check_uniform_bounds")
 
 
+@checked
 def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Standard normal samples."""
-    return _random(lambda r, s: r.standard_normal(s), size, dtype, device, requires_grad, generator)
+    return _random(lambda r, s: r.standard_normal(s), size, dtype, device, requires_grad, generator,
+                   kernel="normal_kernel")
 
 
+@checked(kinds={"low": "int", "high": "int?", "size": "ints"})
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad: bool = False,
             generator=None) -> Tensor:
     """Integers drawn uniformly from [low, high) (``randint(high, size)`` also works)."""
@@ -318,25 +405,31 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
                    backend.int64)
 
 
+@checked(kinds={"n": "int"})
 def randperm(n: int, *, dtype=None, device=None, generator=None) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
     return _random(lambda r, s: r.permutation(n), ((n,),), dtype, device, False, generator, backend.int64)
 
 
+@checked(kinds={"mean": "number", "std": "number", "size": "ints"})
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
     if size is None:
         raise TypeError("normal() with float mean and std needs size=")
-    return _random(lambda r, s: r.normal(mean, std, s), (tuple(size),), dtype, device, False, generator)
+    return _random(lambda r, s: r.normal(mean, std, s), (tuple(size),), dtype, device, False, generator,
+                   kernel="normal_kernel")
 
 
+@checked
 def rand_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
+@checked
 def randn_like(input, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
+@checked(kinds={"low": "int", "high": "int?"})
 def randint_like(input, low, high=None, *, dtype=None, device=None) -> Tensor:
     if high is None:
         low, high = 0, low
@@ -349,7 +442,7 @@ def _legacy_constructor(self: Tensor, args: tuple, dtype, device) -> None:
     dev = backend.device(device) if device is not None else backend.get_default_device()
     xp = backend.namespace_for(dev)
     if len(args) == 1 and not isinstance(args[0], int):
-        data = _on(np.array(_infer_array(args[0]), dtype=dt.np_dtype), dev, xp)
+        data = _on(np.array(_infer_array(args[0], dt), dtype=dt.np_dtype), dev, xp)
     else:
         data = xp.zeros(_sizes(args), dtype=dt.np_dtype)
     template = Tensor._make(data)

@@ -336,7 +336,8 @@ class Tensor:
         """Keep ``.grad`` for this non-leaf tensor after backward (no-op for leaves)."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
+        grad_fn = self.grad_fn  # (a view whose base was modified in place: its rebuilt history)
+        if grad_fn is None or self._retains_grad:
             return
         self_ref = weakref.ref(self)  # the node must not keep the tensor alive (no cycle)
 
@@ -350,7 +351,7 @@ class Tensor:
                 tensor._grad = tensor._grad + grad
             return None
 
-        self._grad_fn._get_extras().retain_grad_hooks[self._output_nr] = retain_grad_hook
+        grad_fn._get_extras().retain_grad_hooks[self._output_nr] = retain_grad_hook
         self._retains_grad = True
 
     def register_hook(self, hook):
@@ -360,8 +361,9 @@ class Tensor:
         """
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            return self._grad_fn._register_tensor_prehook(self._output_nr, hook)
+        grad_fn = self.grad_fn  # (a view whose base was modified in place: its rebuilt history, as PyTorch's)
+        if grad_fn is not None:
+            return grad_fn._register_tensor_prehook(self._output_nr, hook)
         if self._backward_hooks is None:
             self._backward_hooks = {}
         return _add_hook(self._backward_hooks, hook)
@@ -466,9 +468,11 @@ class Tensor:
 
     def equal(self, other: Tensor) -> bool:
         """True when both tensors have the same shape and elements."""
+        _check_other(other, "equal")
         return self.shape == other.shape and bool((self._data == other._data).all())
 
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        _check_other(other, "allclose")
         xp = backend.namespace_of(self._data)
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
@@ -478,6 +482,11 @@ def _rebuild_tensor(cls, data, requires_grad: bool) -> Tensor:
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _check_other(other, op: str) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not {backend.type_name(other)}")
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -73,8 +73,8 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
                 grads.append(ones_like(out))
             continue
         if not isinstance(g, Tensor):
-            from ..creation import tensor as make_tensor
-            g = make_tensor(g, dtype=out.dtype)
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__} [autograd_lab] the "
+                            f"gradient of output {i} (shape {tuple(out.shape)}) must be a tensor of that shape")
         if g.shape != out.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape of "
@@ -115,6 +115,14 @@ def _is_edge(value) -> bool:
     return isinstance(value, graph.GradientEdge)
 
 
+def _check_inputs(inputs: tuple) -> None:
+    for t in inputs:
+        if not _is_edge(t) and not isinstance(t, engine._Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+        if not _is_edge(t) and not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
 def _check_roots(outputs: tuple) -> None:
     for i, out in enumerate(outputs):
         if _is_edge(out):
@@ -140,9 +148,7 @@ def prepare_backward(tensors, grad_tensors=None, *, retain_graph=None, create_gr
         input_list = _as_tuple(inputs, "inputs")
         if not input_list:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        for t in input_list:
-            if not _is_edge(t) and not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+        _check_inputs(input_list)
     return backward_steps(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
                           inputs=input_list, accumulate=accumulate, trace=trace, yield_steps=yield_steps)
 
@@ -191,9 +197,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         ins = _as_tuple(inputs, "inputs")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    for t in ins:
-        if not _is_edge(t) and not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _check_inputs(ins)
     _check_roots(outs)
     grads = _make_grads(outs, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else ())
     if retain_graph is None:

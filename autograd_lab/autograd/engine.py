@@ -27,7 +27,7 @@ import heapq
 import itertools
 import threading
 
-from ..backend import from_np
+from ..backend import from_np, type_name
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, GradientEdge, gradient_edge
@@ -159,7 +159,7 @@ def run_node(node, grads: list, index: int, task: GraphTask) -> BackwardStep:
             result = hook(grads)
             step.hooks_fired += (("prehook", hook),)
             if result is not None:
-                grads = tuple(result)
+                grads = _hook_results(hook, result, grads)
         step.grad_outputs = grads
     if node.__class__ is AccumulateGrad:
         grad_inputs = ()
@@ -181,7 +181,7 @@ def run_node(node, grads: list, index: int, task: GraphTask) -> BackwardStep:
             result = hook(tuple(grad_inputs), grads)
             step.hooks_fired += (("hook", hook),)
             if result is not None:
-                grad_inputs = _checked(node, tuple(result))
+                grad_inputs = _hook_results(hook, result, tuple(grad_inputs))
     step.grad_inputs = tuple(grad_inputs)
     if node._saved and not task.retain_graph:
         step.freed = node._release_saved()
@@ -209,12 +209,32 @@ def _any_gradient(grads) -> bool:
     return False
 
 
+def _hook_results(hook, result, originals: tuple) -> tuple:
+    """What a node's pre-hook or post-hook returned, checked as PyTorch checks it: a tuple with, per gradient it
+    was given, a tensor of the same size and type (or None)."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if result.__class__ is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type_name(result)}' [autograd_lab] hook '{name}' must "
+                        f"return a tuple with one replacement gradient (or None) for each of the {len(originals)} it "
+                        "was given, or None to keep them")
+    if len(result) != len(originals):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(result)}, but expected "
+                           f"{len(originals)})")
+    return tuple(None if new is None else _hook_result(hook, new, old) for new, old in zip(result, originals))
+
+
 def _hook_result(hook, result, grad):
-    """What a tensor hook returned, checked as PyTorch checks it: a tensor of the gradient's size and type."""
+    """What a hook returned for one gradient, checked as PyTorch checks it: a tensor of the gradient's size and type."""
     name = getattr(hook, "__name__", type(hook).__name__)
     if not isinstance(result, _Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}' [autograd_lab] hook '{name}' "
+        raise TypeError(f"expected Variable, but hook returned '{type_name(result)}' [autograd_lab] hook '{name}' "
                         "must return a replacement gradient (a Tensor of the shape and dtype it was given) or None")
+    if grad is None:
+        raise RuntimeError(f"can't replace a None gradient with a non-None value [autograd_lab] hook '{name}' returned "
+                           "a tensor where no gradient flows; return None there")
+    if result.device != grad.device:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.device.type.upper()} tensor got "
+                           f"{result.device.type.upper()} tensor) [autograd_lab] return the gradient on {grad.device}")
     if result._data.shape != grad._data.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value [autograd_lab] it was given a gradient of "
                            f"shape {list(grad.shape)} and returned one of shape {list(result.shape)}")

@@ -328,8 +328,9 @@ class AccumulateGrad(Node):
 
 
 def is_expanded(array) -> bool:
-    """Whether several elements of ``array`` share memory (a broadcast: a zero stride over a dim longer than 1)."""
-    return any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape))
+    """Whether several elements of ``array`` share memory (a broadcast: a zero stride over a dim longer than 1).
+    An empty array has no elements to share anything (NumPy gives some of them zero strides)."""
+    return array.size > 0 and any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape))
 
 
 def _needs_own_layout(grad, leaf) -> bool:

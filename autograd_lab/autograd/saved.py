@@ -67,7 +67,7 @@ class SavedTensor:
     """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc."""
 
     __slots__ = ("_tensor", "_data", "_version_counter", "saved_version", "is_output", "output_nr",
-                 "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge")
+                 "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge", "_view_history")
 
     def __init__(self, tensor, is_output: bool, name: str):
         if tensor._is_inference:
@@ -86,6 +86,7 @@ class SavedTensor:
         # (a node's own output requires grad: it is saved before its grad_fn is set)
         self._requires_grad = requires_grad = is_output or tensor._grad_fn is not None or tensor._requires_grad
         self._released = False
+        self._view_history = None  # (an output written into a view by an in-place op: ``rebind``)
         self._unpack_hook = None  # (``_packed`` and ``_edge`` are set only with hooks, and read only then)
         if _hooks.stack:  # inside saved_tensors_hooks (in this thread)
             if _hooks.disabled_message is not None:
@@ -122,14 +123,14 @@ class SavedTensor:
                 raise RuntimeError(self._version_error(node, value._vc.value))
             if value.grad_fn is None and not value.requires_grad and self._requires_grad:
                 # reattach to the history the saved tensor had, so double backward flows through it
-                grad_fn, nr = (node, self.output_nr) if self.is_output else self._edge
+                grad_fn, nr = (self._output_history(node), self.output_nr) if self.is_output else self._edge
                 value = _Tensor._make(value._data, grad_fn=grad_fn, output_nr=nr, version_counter=value._vc)
             return value
         current = self._version_counter.value
         if current != self.saved_version:
             raise RuntimeError(self._version_error(node, current))
         if self.is_output:
-            return _Tensor._make(self._data, grad_fn=node, output_nr=self.output_nr,
+            return _Tensor._make(self._data, grad_fn=self._output_history(node), output_nr=self.output_nr,
                                  version_counter=self._version_counter)
         return self._tensor
 
@@ -221,10 +222,24 @@ class SavedTensor:
 
     def rebind(self, tensor) -> None:
         """Point a saved output at ``tensor``, whose memory now holds its values (an in-place op's result,
-        written into its tensor): from now on its version is checked against ``tensor``'s."""
+        written into its tensor, whose history is already rewritten): from now on its version is checked
+        against ``tensor``'s. When ``tensor`` is a view, the output unpacks with the view's new history
+        (``AsStridedBackward0`` of the base's ``CopySlices``), not the in-place node that ``CopySlices``
+        wraps: a double backward through it then flows through the base's history and meets its hooks and
+        ``retain_grad``, as PyTorch's ``SavedVariable`` does it (``is_inplace_on_view``). The history is
+        held weakly (the node holds this record: a strong reference would make a cycle); once gone, the
+        node stands in, as in PyTorch."""
         self._data = tensor._data
         self._version_counter = tensor._vc
         self.saved_version = tensor._vc.value
+        self.output_nr = tensor._output_nr
+        if tensor._base is not None and tensor._grad_fn is not None:
+            self._view_history = weakref.ref(tensor._grad_fn)
+
+    def _output_history(self, node):
+        """The ``grad_fn`` of the unpacked output: ``node``, or the view's history after an in-place op."""
+        history = self._view_history() if self._view_history is not None else None
+        return node if history is None else history
 
     def release(self) -> None:
         """Drop the saved value (after a backward without ``retain_graph``)."""

@@ -5,7 +5,10 @@ taking the weights as arguments. The ops themselves live in :mod:`autograd_lab.o
 
 from __future__ import annotations
 
+import operator
+
 from .. import backend
+from ..ops._args import checked
 from ..ops.nn import (
     addmm,
     batch_norm,
@@ -55,20 +58,24 @@ def threshold_(input: Tensor, threshold_value: float, value: float) -> Tensor:
     return threshold(input, threshold_value, value, inplace=True)
 
 
+@checked
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise; ``inplace=True`` overwrites ``input``."""
     return input.relu_() if inplace else _relu(input)
 
 
+@checked
 def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
     """``max_pool2d`` returning ``(values, indices)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
+@checked(kinds={"num_classes": "int"})
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """(..., num_classes) int64 tensor with a 1 at each index of ``tensor`` (no gradient)."""
     if tensor.is_floating_point() or tensor.dtype is backend.bool_:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    num_classes = operator.index(num_classes)  # (a float is a TypeError, never truncated)
     data = tensor._data
     xp = backend.namespace_of(data)
     if data.size and data.min() < 0:

@@ -20,7 +20,9 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     reductions,
     scatter_gather,
     shape,
+    split,
 )
+from ._args import checked
 from .pointwise import ToCopyBackward0
 
 
@@ -86,4 +88,4 @@ Tensor.bool = _conversion(backend.bool_)
 Tensor.byte = _conversion(backend.uint8)
 Tensor.cpu = lambda self: to(self, "cpu")
 Tensor.cuda = _cuda
-Tensor.type_as = lambda self, other: to(self, other.dtype)
+Tensor.type_as = checked(lambda self, other: to(self, other.dtype), name="type_as", kinds={"other": "Tensor"})

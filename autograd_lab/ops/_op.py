@@ -48,7 +48,7 @@ from ..autograd.profiler import _state as _profiling
 from ..autograd.saved import SavedTensor
 from ..overrides import handle_torch_function, has_torch_function
 from ..tensor import Tensor
-from ._errors import OpError, op_failed
+from ._errors import OpError, function_name, op_failed
 
 __all__ = ["Op", "OpError"]
 
@@ -94,8 +94,8 @@ class Op(Node):
         if _profiling.active is not None:  # a profiler records this thread: it times the op (autograd/profiler.py)
             return _profiling.active.op(cls, inputs, params)
         arrays = []
-        for x in inputs:
-            arrays.append(x._data if isinstance(x, Tensor) else x)
+        for i, x in enumerate(inputs):
+            arrays.append(x._data if isinstance(x, Tensor) else _non_tensor_input(cls, x, i))
         if cls.promotes:
             arrays = _promote(cls, inputs, arrays)
         xp = backend.np if arrays[0].__class__ is _ndarray else _namespace(arrays)
@@ -268,6 +268,20 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
 
 
 # -- the steps of apply --------------------------------------------------------------------------
+_NUMBERS = (bool, int, float)
+
+
+def _non_tensor_input(cls, value, position: int):
+    """An input that is not a tensor: a Python number (an operand of arithmetic, or any input after the first)
+    or None (an optional input: a bias, a bound); anything else is PyTorch's error, naming the argument."""
+    if value.__class__ in _NUMBERS and (position or cls.promotes and len(cls._inputs) > 1) or value is None and position:
+        return value
+    name = cls._inputs[position] if position < len(cls._inputs) else cls._inputs[-1]
+    raise TypeError(f"{function_name(cls)}(): argument '{'input' if name == 'self' else name}' (position {position + 1})"
+                    f" must be Tensor, not {backend.type_name(value)} [autograd_lab] pass a tensor, e.g. al.tensor(...) "
+                    "of your data")
+
+
 def _namespace(arrays):
     """The array library of the inputs (NumPy for CPU arrays; CuPy for CUDA ones)."""
     for a in arrays:
@@ -421,11 +435,20 @@ def _promote(cls, inputs, arrays):
     if len(dtypes) == 1:
         floating = next(iter(dtypes)).kind == "f"
         scalars_fit = floating or all(isinstance(a, (bool, int)) for a in arrays if not hasattr(a, "dtype"))
-        if scalars_fit and (floating or cls.promotes != "float"):
-            return arrays  # NumPy already computes in the dtype PyTorch would choose
+        if scalars_fit and (floating or cls.promotes != "float"):  # NumPy already computes in PyTorch's dtype
+            return arrays if floating else _wrapped_ints(cls, arrays, next(iter(dtypes)))
     target = backend.result_type(*inputs)
     if cls.promotes == "float" and not target.is_floating_point:
         target = backend.get_default_dtype()
     np_target = target.np_dtype
     return [a.astype(np_target, copy=False) if hasattr(a, "dtype") and a.dtype != np_target else a
             for a in arrays]
+
+
+def _wrapped_ints(cls, arrays, np_dtype):
+    """Python ints beside an integer tensor, cast into its dtype as PyTorch casts them (``uint8 + 300`` adds 44;
+    NumPy would raise): the same wrap as C's, only where a number does not fit."""
+    if np_dtype.kind not in "iu":
+        return arrays
+    d = backend.from_np(np_dtype)
+    return [backend.wrap_int(a, d, cls.__name__) if a.__class__ is int else a for a in arrays]

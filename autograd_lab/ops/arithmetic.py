@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import type_name
 from ._op import Op
 from .out import write_out
 
@@ -24,7 +25,8 @@ def _operand(x, op: str):
         return x.item()
     if isinstance(x, backend.np.ndarray):
         return Tensor._make(x)
-    raise TypeError(f"{op}(): unsupported operand type {type(x).__name__}; expected a Tensor or a Python number")
+    raise TypeError(f"{op}(): argument 'other' must be Tensor, not {type_name(x)} [autograd_lab] {op} takes a Tensor or "
+                    "a Python number")
 
 
 class AddBackward0(Op):
@@ -209,17 +211,35 @@ def add(input, other, *, alpha=1, out=None):
     return AddBackward0.apply(input, other, alpha=alpha)
 
 
+def _is_bool(x) -> bool:
+    return x.__class__ is bool or isinstance(x, Tensor) and x._data.dtype.kind == "b"
+
+
+def _check_subtraction(input, other) -> None:
+    """PyTorch refuses to subtract with a bool operand (NumPy's own words would be about NumPy)."""
+    if _is_bool(input) or _is_bool(other):
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                               "`logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other``, broadcasting."""
+    _check_subtraction(input, other)
     if out is not None:
         return write_out("sub", sub, out, input, other, alpha=alpha)
     if not isinstance(input, Tensor):
-        return RsubBackward1.apply(other, other=_operand(input, "sub"), alpha=alpha)
+        input = _operand(input, "sub")
+        if not isinstance(input, Tensor):
+            return RsubBackward1.apply(other, other=input, alpha=alpha)
     return SubBackward0.apply(input, _operand(other, "sub"), alpha=alpha)
 
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
+    _check_subtraction(other, input)
     if not isinstance(other, Tensor):
         return RsubBackward1.apply(input, other=_operand(other, "rsub"), alpha=alpha)
     return SubBackward0.apply(other, input, alpha=alpha)
@@ -253,11 +273,29 @@ def div(input, other, *, rounding_mode=None, out=None):
     target = backend.result_type(input, other)
     if target.is_floating_point:
         return DivBackward2.apply(input, other, rounding_mode=rounding_mode)
+    _check_integer_divisor(f"div_{rounding_mode}", target, input, other)
     a = input._data if isinstance(input, Tensor) else input
     b = other._data if isinstance(other, Tensor) else other
     xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
-    out = xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(xp.true_divide(a, b))
+    out = xp.floor_divide(a, b)
+    if rounding_mode == "trunc":  # (exact: a true division would round int64 values beyond 2**53)
+        out = out + ((out * b != a) & ((xp.asarray(a) < 0) != (xp.asarray(b) < 0)))
     return Tensor._make(xp.asarray(out).astype(target.np_dtype))
+
+
+def _check_integer_divisor(kernel: str, target, input, other) -> None:
+    """PyTorch's errors for an integer division (``//``, ``%``, rounded ``div``) that has no answer: a zero
+    divisor (floats give inf or nan instead), or two bool tensors."""
+    if target is backend.bool_:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Bool\' [autograd_lab] {kernel.split("_")[0]} '
+                                  "of two bool tensors: convert them first, e.g. a.long()")
+    divisor = other._data if isinstance(other, Tensor) else other
+    if isinstance(input, Tensor) and input._data.size == 0:
+        return  # (an empty quotient: nothing is divided)
+    if (divisor == 0).any() if hasattr(divisor, "dtype") else divisor == 0:
+        where = "" if not hasattr(divisor, "dtype") else f" (the divisor, of shape {tuple(divisor.shape)}, holds a 0)"
+        raise RuntimeError(f"ZeroDivisionError [autograd_lab] integer division by zero in {kernel.split('_')[0]}"
+                           f"{where}: it has no integer result; divide floats (x.double()) to get inf or nan")
 
 
 def reciprocal(input):
@@ -265,6 +303,9 @@ def reciprocal(input):
 
 
 def neg(input):
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                           "a mask, use the `~` or `logical_not()` operator instead.")
     return NegBackward0.apply(input)
 
 
@@ -282,9 +323,11 @@ def pow(input, exponent):
     """``input ** exponent``: either may be a tensor."""
     if not isinstance(input, Tensor):
         return PowBackward2.apply(exponent, self=_operand(input, "pow"))
+    exponent = _operand(exponent, "pow")  # (a NumPy array becomes a tensor)
     if isinstance(exponent, Tensor):
         return PowBackward1.apply(input, exponent)
-    exponent = _operand(exponent, "pow")
+    if input._data.dtype.kind == "b":  # a bool base counts as an int64 (NumPy would pick int8)
+        input = input.to(backend.result_type(input, exponent))
     if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iu":
         raise RuntimeError("Integers to negative integer powers are not allowed. [autograd_lab] pow: make the "
                            f"{input.dtype} tensor floating point first (x.double() ** {exponent})")
@@ -298,7 +341,11 @@ def square(input):
 
 
 def remainder(input, other):
-    return RemainderBackward0.apply(_operand(input, "remainder"), _operand(other, "remainder"))
+    input, other = _operand(input, "remainder"), _operand(other, "remainder")
+    target = backend.result_type(input, other)
+    if not target.is_floating_point:
+        _check_integer_divisor("remainder", target, input, other)
+    return RemainderBackward0.apply(input, other)
 
 
 def floor_divide(input, other):

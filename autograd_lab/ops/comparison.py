@@ -7,16 +7,20 @@ from __future__ import annotations
 
 from .. import backend
 from ..tensor import Tensor
+from ._args import checked, type_name
 from ._errors import OpError, broadcast_message
 from .arithmetic import _operand
 
 
 def _compare(name: str):
     def fn(input, other):
-        if other is None:
-            return NotImplemented  # t == None is False, as in PyTorch
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
         a = input._data if isinstance(input, Tensor) else input
-        b = other._data if isinstance(other, Tensor) else _operand(other, name)
+        b = other if isinstance(other, Tensor) else _other(other, fn.__name__)  # (a NumPy array becomes a tensor)
+        b = b._data if isinstance(b, Tensor) else b
+        if b.__class__ is int and getattr(a, "dtype", None) is not None and a.dtype.kind in "iu":
+            b = backend.wrap_int(b, backend.from_np(a.dtype), fn.__name__)  # (as PyTorch casts it: int8 < 1000 is False)
         xp = backend.namespace_of(a if hasattr(a, "dtype") else b)
         try:
             return Tensor._make(getattr(xp, name)(a, b))
@@ -42,6 +46,7 @@ logical_or = _compare("logical_or")
 logical_xor = _compare("logical_xor")
 
 
+@checked
 def logical_not(input):
     return Tensor._make(backend.namespace_of(input._data).logical_not(input._data))
 
@@ -60,23 +65,46 @@ bitwise_or = _bitwise("bitwise_or")
 bitwise_xor = _bitwise("bitwise_xor")
 
 
+@checked
 def isnan(input):
     return Tensor._make(backend.namespace_of(input._data).isnan(input._data))
 
 
+@checked
 def isinf(input):
     return Tensor._make(backend.namespace_of(input._data).isinf(input._data))
 
 
+@checked
 def isfinite(input):
     return Tensor._make(backend.namespace_of(input._data).isfinite(input._data))
+
+
+def _other(other, op: str):
+    """The second operand of a comparison: a tensor, a number or a NumPy array (PyTorch's error for the rest)."""
+    try:
+        return _operand(other, op)
+    except TypeError:
+        if op.startswith("logical"):
+            raise
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({type_name(other)}) "
+                        f"[autograd_lab] {op} compares with a Tensor or a Python number") from None
+
+
+def _operator(fn):
+    """``t == None`` is False and ``t < None`` Python's TypeError, as in PyTorch (``t.eq(None)`` is PyTorch's)."""
+    def operator(self, other):
+        return NotImplemented if other is None else fn(self, other)
+    operator.__name__ = f"__{fn.__name__}__"
+    return operator
 
 
 def _bind() -> None:
     methods = dict(
         eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge, greater=gt, less=lt, logical_and=logical_and, logical_or=logical_or,
         logical_xor=logical_xor, logical_not=logical_not, isnan=isnan, isinf=isinf, isfinite=isfinite,
-        __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
+        __eq__=_operator(eq), __ne__=_operator(ne), __lt__=_operator(lt), __le__=_operator(le), __gt__=_operator(gt),
+        __ge__=_operator(ge),
         __and__=lambda a, b: logical_and(a, b) if a.dtype is backend.bool_ else bitwise_and(a, b),
         __or__=lambda a, b: logical_or(a, b) if a.dtype is backend.bool_ else bitwise_or(a, b),
         __xor__=lambda a, b: logical_xor(a, b) if a.dtype is backend.bool_ else bitwise_xor(a, b),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .indexing import IndexBackward0
 
@@ -126,6 +127,7 @@ class MaskedFillBackward1(Op):
         return formulas.sum(formulas.where(mask, grad, 0.0))
 
 
+@checked
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """``input`` with ``value`` written where ``mask`` is True (``value``: a number or a 0-dim tensor)."""
     _mask_array(mask, "masked_fill_")  # (checks the mask; the op takes the tensor, to save it version-checked)
@@ -136,7 +138,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
                 "dimension(s)."
             )
         return MaskedFillBackward1.apply(input, value, mask=mask)
-    return MaskedFillBackward0.apply(input, mask=mask, value=value)
+    return MaskedFillBackward0.apply(input, mask=mask, value=backend.check_scalar(value, input.dtype, "masked_fill_"))
 
 
 class IndexPutBackward0(Op):
@@ -146,10 +148,14 @@ class IndexPutBackward0(Op):
 
     def forward(xp, self, values, *, indices, accumulate):
         out = self.copy()
-        if accumulate:
-            xp.add.at(out, indices, values.astype(self.dtype, copy=False))
-        else:
-            out[indices] = values
+        try:
+            if accumulate:
+                xp.add.at(out, indices, values.astype(self.dtype, copy=False))
+            else:
+                out[indices] = values
+        except ValueError:  # (NumPy's broadcast error: PyTorch's words, with both shapes)
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(self[indices].shape)}") from None
         return out
 
     def d_self(grad, accumulate, indices):
@@ -161,6 +167,7 @@ class IndexPutBackward0(Op):
         return formulas.call(IndexBackward0, grad, indices=indices)  # the engine sums it to the values' shape
 
 
+@checked
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` put at ``indices`` (a tuple of index tensors), out of place."""
     from .indexing import _index_item

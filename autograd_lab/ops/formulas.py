@@ -182,16 +182,32 @@ def sum(x, dims=None, keepdim: bool = False):  # noqa: A001
 
 
 def mean(x, dims=None, keepdim: bool = False):
+    """The mean over ``dims``. On arrays: the sum (float16's in float32) over the count, as NumPy's ``mean``
+    computes it, but an empty mean is nan without a word, as in PyTorch (NumPy's warns from inside NumPy)."""
     if isinstance(x, Tensor):
         return x.mean() if dims is None and not keepdim else x.mean(dims, keepdim=keepdim)
-    return _xp(x).asarray(_xp(x).mean(x, axis=None if dims is None else dims, keepdims=keepdim), dtype=x.dtype)
+    xp = _xp(x)
+    total = xp.sum(x, axis=dims, keepdims=keepdim, dtype=xp.float32 if x.dtype == xp.float16 else None)
+    return xp.asarray(total / _count(x.shape, dims)).astype(x.dtype, copy=False)
 
 
 def var(x, dims, correction: int = 1, keepdim: bool = False):
-    """The variance over ``dims`` (``correction=0``: the biased one)."""
+    """The variance over ``dims`` (``correction=0``: the biased one): ``sum((x - mean)^2) / max(N - correction,
+    0)``, as NumPy's ``var`` computes it, silent where no degree of freedom is left (the caller warns)."""
     if isinstance(x, Tensor):
         return x.var(dims, correction=correction, keepdim=keepdim)
-    return _xp(x).asarray(_xp(x).var(x, axis=dims, ddof=correction, keepdims=keepdim), dtype=x.dtype)
+    xp = _xp(x)
+    centered = x - mean(x, dims, keepdim=True)
+    dof = builtins.max(_count(x.shape, dims) - correction, 0)
+    return xp.asarray(xp.sum(centered * centered, axis=dims, keepdims=keepdim) / dof).astype(x.dtype, copy=False)
+
+
+def _count(shape: tuple, dims) -> int:
+    """How many elements a reduction over ``dims`` (an int, a tuple, or ``None`` for all) takes."""
+    n = 1
+    for d in range(len(shape)) if dims is None else (dims,) if isinstance(dims, int) else dims:
+        n *= shape[d]
+    return n
 
 
 def prod(x, dim: int):

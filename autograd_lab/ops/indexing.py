@@ -41,6 +41,58 @@ class IndexBackwardBackward0(Op):
         return formulas.call(IndexBackward0, grad, indices=indices)
 
 
+_VALID_INDICES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
+
+
+def checked_key(key) -> tuple:
+    """An index key as a tuple of items the indexing code takes, checked as PyTorch checks it: ints (NumPy's
+    and 0-dim integer tensors become Python ints), slices, ``None``, ``...``, tensors, and sequences of
+    numbers (made index arrays as PyTorch makes them: floats truncated to int64). Anything else is PyTorch's
+    error, before any op runs."""
+    key = key if isinstance(key, tuple) else (key,)
+    return tuple(_checked_item(k) for k in key)
+
+
+def _checked_item(k):
+    if k is None or k is Ellipsis or k.__class__ in (int, bool, slice):
+        return k
+    if isinstance(k, Tensor):
+        return int(k) if k.ndim == 0 and k._data.dtype.kind in "iu" else k
+    if isinstance(k, backend.np.integer) or (isinstance(k, int) and not isinstance(k, bool)):
+        return int(k)
+    if not isinstance(k, backend.np.generic) and (
+            isinstance(k, (list, range, backend.np.ndarray)) or hasattr(k, "__array_namespace__")):
+        return _sequence_index(k)
+    if isinstance(k, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(k).__name__}' [autograd_lab] an index is a number, a slice "
+                        f"or a tensor of them, not the {type(k).__name__} {k!r}; a tensor has no named entries")
+    name = type(k).__name__ if type(k).__module__ == "builtins" else f"{type(k).__module__}.{type(k).__name__}"
+    advice = f"use int({k!r}) or round it first" if isinstance(k, (float, backend.np.floating)) else \
+        "index with ints, slices, None, ... or integer/bool tensors"
+    raise IndexError(f"{_VALID_INDICES} (got {name}) [autograd_lab] {advice}")
+
+
+def _sequence_index(k):
+    """A list (or array) in a key as PyTorch reads it: bools stay a mask, numbers become int64 (floats
+    truncated toward zero); anything else is PyTorch's error."""
+    if hasattr(k, "__array_namespace__") or isinstance(k, backend.np.ndarray):
+        array = k
+    else:
+        try:
+            array = backend.np.asarray(list(k))
+        except ValueError:
+            raise IndexError(f"{_VALID_INDICES} (got a ragged list) [autograd_lab] every row of a list index must "
+                             "have the same length") from None
+    kind = array.dtype.kind
+    if kind in "US":
+        raise TypeError(f"new(): invalid data type '{'str' if kind == 'U' else 'bytes'}' [autograd_lab] a list index "
+                        "holds ints or bools")
+    if kind not in "biuf":
+        raise IndexError(f"{_VALID_INDICES} (got a list of {array.dtype}) [autograd_lab] a list index holds ints "
+                         "or bools")
+    return array if kind == "b" or array.dtype == backend.np.int64 else array.astype(backend.np.int64)
+
+
 def _is_advanced(item) -> bool:
     return isinstance(item, (Tensor, list, bool)) or hasattr(item, "__array_namespace__") or \
         isinstance(item, backend.np.ndarray)
@@ -109,8 +161,7 @@ def getitem(tensor: Tensor, key):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                              "in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
-    key = key if isinstance(key, tuple) else (key,)
-    key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
+    key = checked_key(key)
     n_dims = sum(1 for k in key if k is not None and k is not Ellipsis and not (
         isinstance(k, Tensor) and k.dtype is backend.bool_))
     if sum(1 for k in key if k is Ellipsis) > 1:  # identity, not ==: tensors in the key compare elementwise

@@ -32,8 +32,9 @@ from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
 from ..tensor import _wrap_dim as _wrap
 from . import arithmetic, fill, pointwise, shape
+from ._args import checked
 from ._errors import mixed_devices_message
-from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index
+from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index, checked_key
 from .view_history import rebase_history
 
 __all__ = ["check_inplace", "commit", "writable_array"]
@@ -220,10 +221,10 @@ def commit(tensor: Tensor, name: str, result: Tensor) -> None:
         raise RuntimeError(read_only_message(name, own.shape, str(exc))) from exc
     tensor._vc.bump(name)
     if node is not None:
+        rebase_history(tensor, node, result._output_nr)
         for record in node._saved:
             if record.__class__ is SavedTensor and record.is_output and record._data is data:
                 record.rebind(tensor)
-        rebase_history(tensor, node, result._output_nr)
 
 
 def _original_self(record, tensor: Tensor):
@@ -244,7 +245,7 @@ def _method(name: str, fn):
         return _run_inplace(self, name, fn, args, kwargs)
     inplace.__name__ = name
     inplace.__doc__ = f"In-place version of ``{fn.__name__}``: writes into this tensor, bumps ``_version``."
-    return inplace
+    return checked(inplace)
 
 
 # -- the methods -----------------------------------------------------------------------------------
@@ -257,7 +258,10 @@ def _fill(input, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         return fill.FillBackward3.apply(input, value)
-    return fill.FillBackward2.apply(input, value=value)
+    if not isinstance(value, (bool, int, float, backend.np.number)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({type(value).__name__}) "
+                        "[autograd_lab] fill_ takes a number or a 0-dim tensor")
+    return fill.FillBackward2.apply(input, value=backend.check_scalar(value, input.dtype, "fill_"))
 
 
 def _copy(input, src, non_blocking: bool = False):
@@ -271,12 +275,14 @@ def _index_put(input, indices, values, accumulate: bool = False):
 
 
 def _uniform(input, a: float = 0.0, b: float = 1.0, *, generator=None):
-    from ..creation import default_generator_for
+    from ..creation import check_floating_sample, default_generator_for
+    check_floating_sample(input.dtype, "check_uniform_bounds", input.device)
     return fill.UniformBackward0.apply(input, low=a, high=b, generator=generator or default_generator_for(input.device))
 
 
 def _normal(input, mean: float = 0.0, std: float = 1.0, *, generator=None):
-    from ..creation import default_generator_for
+    from ..creation import check_floating_sample, default_generator_for
+    check_floating_sample(input.dtype, "normal_kernel", input.device)
     return fill.NormalBackward0.apply(input, mean=mean, std=std, generator=generator or default_generator_for(input.device))
 
 
@@ -310,8 +316,7 @@ _OPERATORS = dict(__iadd__="add_", __isub__="sub_", __imul__="mul_", __itruediv_
 def setitem(tensor: Tensor, key, value) -> None:
     """``tensor[key] = value``: basic keys copy into a view (``CopySlices``); keys with index
     tensors, lists or masks put values in place (``IndexPutBackward0``)."""
-    key = key if isinstance(key, tuple) else (key,)
-    key = tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu" else k for k in key)
+    key = checked_key(key)
     xp = backend.namespace_of(tensor._data)
     number = not isinstance(value, Tensor)
     if number:

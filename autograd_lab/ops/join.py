@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .out import write_out
 from .shape import _sizes
@@ -37,10 +38,11 @@ class CatBackward0(Op):
     saves = ("dim", "sizes")
 
     def forward(xp, *tensors, dim, sizes):
-        return xp.concatenate(tensors, axis=dim)
+        return xp.concatenate([t for t, n in zip(tensors, sizes) if n is not None], axis=dim)
 
-    def backward(grad, dim, sizes):
-        return formulas.split(grad, sizes, dim)
+    def backward(grad, dim, sizes):  # (a skipped empty 1-d piece gets an empty gradient)
+        pieces = iter(formulas.split(grad, [n for n in sizes if n is not None], dim))
+        return tuple(next(pieces) if n is not None else formulas.zeros((0,), grad) for n in sizes)
 
 
 class StackBackward0(Op):
@@ -66,6 +68,7 @@ class FlipBackward0(Op):
 
 
 # -- front-end functions ------------------------------------------------------------------------
+@checked
 def repeat(input, *repeats):
     repeats = _sizes(repeats)
     if len(repeats) < input.ndim:
@@ -74,6 +77,7 @@ def repeat(input, *repeats):
     return RepeatBackward0.apply(input, repeats=repeats)
 
 
+@checked(kinds={"dim": "int"})
 def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing ``dim``; all other sizes must match."""
     if out is not None:
@@ -81,10 +85,17 @@ def cat(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
-    ref = tensors[0]
+    # As PyTorch: 1-d empty tensors are skipped (the legacy "empty" tensor); they still take part in the
+    # dtype and the graph, and get an empty gradient
+    skipped = [t.shape == (0,) for t in tensors]
+    if all(skipped):
+        skipped = [False] * len(tensors)
+    ref = next(t for t, skip in zip(tensors, skipped) if not skip)
     d = _wrap_dim(dim, ref.ndim, "cat")
     target = backend.result_type(*tensors) if len({t._data.dtype for t in tensors}) > 1 else None
     for i, t in enumerate(tensors):
+        if skipped[i]:
+            continue
         if t.ndim != ref.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim} "
                                f"(cat of shapes {[list(x.shape) for x in tensors]})")
@@ -97,12 +108,14 @@ def cat(tensors, dim=0, *, out=None):
                 )
     if target is not None:
         tensors = [t if t.dtype is target else t.to(target) for t in tensors]
-    return CatBackward0.apply(*tensors, dim=d, sizes=tuple(t.shape[d] for t in tensors))
+    return CatBackward0.apply(*tensors, dim=d, sizes=tuple(None if skip else t.shape[d] for t, skip in
+                                                           zip(tensors, skipped)))
 
 
 concat = concatenate = cat
 
 
+@checked(kinds={"dim": "int"})
 def stack(tensors, dim=0, *, out=None):
     """Join same-shaped tensors along a new ``dim``."""
     if out is not None:
@@ -120,6 +133,7 @@ def stack(tensors, dim=0, *, out=None):
     return StackBackward0.apply(*tensors, dim=_wrap_dim(dim, tensors[0].ndim + 1, "stack"))
 
 
+@checked
 def flip(input, *dims):
     dims = tuple(_wrap_dim(d, input.ndim, "flip") for d in _sizes(dims))
     return FlipBackward0.apply(input, dims=dims)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .out import write_out
 from .shape import SqueezeBackward4, UnsafeViewBackward0
@@ -92,6 +93,7 @@ class DotBackward0(Op):
         return grad * self
 
 
+@checked
 def mm(input, mat2, *, out=None):
     """Matrix product of two 2-D tensors."""
     if out is not None:
@@ -112,6 +114,7 @@ def mm(input, mat2, *, out=None):
     return MmBackward0.apply(input, mat2)
 
 
+@checked
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with the same batch size."""
     if out is not None:
@@ -127,6 +130,7 @@ def bmm(input, mat2, *, out=None):
     return BmmBackward0.apply(input, mat2)
 
 
+@checked
 def mv(input, vec):
     """Matrix-vector product."""
     if input.ndim != 2 or vec.ndim != 1 or input.shape[1] != vec.shape[0]:
@@ -136,6 +140,7 @@ def mv(input, vec):
     return MvBackward0.apply(input, vec)
 
 
+@checked
 def dot(input, other):
     """Inner product of two 1-D tensors of the same length."""
     if input.ndim != 1 or other.ndim != 1:
@@ -148,11 +153,13 @@ def dot(input, other):
     return DotBackward0.apply(input, other)
 
 
+@checked
 def outer(input, vec2):
     """Outer product: ``out[i, j] = input[i] * vec2[j]``."""
     return input.reshape(-1, 1) * vec2
 
 
+@checked
 def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch semantics: 1-D operands are vectors, leading dims broadcast."""
     if out is not None:
@@ -174,15 +181,16 @@ def matmul(input, other, *, out=None):
     if a == 2 and b == 2:
         return mm(input, other)
     if b <= 2:  # fold the batch into rows: (..., n, k) @ (k, m) is one mm (mv for a vector), as in PyTorch
-        rows = input.reshape(-1, input.shape[-1])
+        rows = input.reshape(_rows(input.shape), input.shape[-1])
         if b == 2 and input.shape[-1] != other.shape[0]:
             mm(rows, other)  # raises the shape error
         out = mm(rows, other) if b == 2 else mv(rows, other)
         return UnsafeViewBackward0.apply(out, shape=tuple(input.shape[:-1]) + tuple(other.shape[1:]))
     if a <= 2 and other.requires_grad:  # PyTorch folds the other way, on other's transpose, when other needs grad
         if input.shape[-1] != other.shape[-2]:
-            mm(input.reshape(-1, input.shape[-1]), other.reshape(-1, other.shape[-1]))  # raises the shape error
-        rows = other.mT.reshape(-1, other.shape[-2])
+            mm(input.reshape(_rows(input.shape), input.shape[-1]),
+               other.reshape(_rows(other.shape), other.shape[-1]))  # raises the shape error
+        rows = other.mT.reshape(_rows(other.mT.shape), other.shape[-2])
         out = mm(rows, input.t()) if a == 2 else mv(rows, input)
         batch = tuple(other.shape[:-2]) + (other.shape[-1],)
         out = UnsafeViewBackward0.apply(out, shape=batch + ((input.shape[0],) if a == 2 else ()))
@@ -196,10 +204,19 @@ def matmul(input, other, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{k}] but got: "
                            f"[{right.shape[-2]}]. [autograd_lab] matmul of shapes {list(input.shape)} and "
                            f"{list(other.shape)}")
-    lhs = left.expand(batch + (n, k)).reshape(-1, n, k)
-    rhs = right.expand(batch + (k, m)).reshape(-1, k, m)
+    lhs = left.expand(batch + (n, k)).reshape(_rows(batch + (n,)), n, k)
+    rhs = right.expand(batch + (k, m)).reshape(_rows(batch + (k,)), k, m)
     out = UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + (n, m))
     return out if a > 1 else out.squeeze(-2)
+
+
+def _rows(shape) -> int:
+    """The product of all sizes but the last: the rows a ``(..., k)`` shape folds into (written out, not -1, which
+    a size 0 elsewhere would make ambiguous)."""
+    n = 1
+    for s in tuple(shape)[:-1]:
+        n *= s
+    return n
 
 
 def _broadcast_batch(s1, s2) -> tuple:
@@ -209,7 +226,7 @@ def _broadcast_batch(s1, s2) -> tuple:
     for x, y in zip(s1, s2):
         if x != y and 1 not in (x, y):
             raise RuntimeError(f"matmul: batch dimensions {list(s1)} and {list(s2)} cannot be broadcast")
-        out.append(max(x, y))
+        out.append(y if x == 1 else x)  # (a size 1 takes the other's, 0 included)
     return tuple(out)
 
 

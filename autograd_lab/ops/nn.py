@@ -15,6 +15,7 @@ from .. import backend
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._errors import mixed_devices_message
 from ._op import Op
 from .inplace import writable_array
@@ -28,6 +29,8 @@ class SoftmaxBackward0(Op):
     saves = ("dim", "result")
 
     def forward(xp, self, *, dim):
+        if self.size == 0:
+            return self.copy()  # (an empty input has no maximum to shift by, and nothing to normalize)
         shifted = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
         return shifted / shifted.sum(axis=dim, keepdims=True)
 
@@ -40,6 +43,8 @@ class LogSoftmaxBackward0(Op):
     saves = ("dim", "result")
 
     def forward(xp, self, *, dim):
+        if self.size == 0:
+            return self.copy()
         shifted = self - self.max(axis=dim, keepdims=True)
         return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
@@ -64,6 +69,7 @@ def _float_input(input: Tensor, dtype, name: str) -> Tensor:
     return input
 
 
+@checked(kinds={"dim": "int?"})
 def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, computed without overflow."""
     input = _float_input(input, dtype, "softmax")
@@ -71,6 +77,7 @@ def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     return SoftmaxBackward0.apply(input, dim=d)
 
 
+@checked(kinds={"dim": "int?"})
 def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """log(softmax(x)) along ``dim``, computed directly (never log of a rounded-to-zero probability)."""
     input = _float_input(input, dtype, "log_softmax")
@@ -129,6 +136,7 @@ class GeluBackward0(Op):
         return grad * (cdf + self * pdf)
 
 
+@checked
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian Error Linear Unit: ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula."""
     if approximate not in ("none", "tanh"):
@@ -161,6 +169,7 @@ class AddmmBackward0(Op):
         return out if alpha == 1 else out * alpha
 
 
+@checked
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``: one node for a layer's product and bias."""
     if mat1.ndim != 2 or mat2.ndim != 2 or mat1.shape[1] != mat2.shape[0]:
@@ -172,6 +181,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
+@checked
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, recorded as PyTorch records it (``AddmmBackward0``, or ``MmBackward0``)."""
     data, w = input._data, weight._data
@@ -205,6 +215,7 @@ def _generator_rng(generator, device="cpu"):
     return (generator or default_generator_for(device))._rng  # each device draws from its own generator
 
 
+@checked
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
             generator=None) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
@@ -337,6 +348,7 @@ class EmbeddingDenseBackwardBackward0(Op):
         return picked * scale
 
 
+@checked
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False
               ) -> Tensor:
     """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``."""
@@ -379,8 +391,8 @@ class NativeBatchNormBackward0(Op):
         dims = (0,) + tuple(range(2, input.ndim))
         shape = (1, -1) + (1,) * (input.ndim - 2)
         if training:
-            mean = input.mean(axis=dims, keepdims=True)
-            var = input.var(axis=dims, keepdims=True)
+            mean = formulas.mean(input, dims, keepdim=True)
+            var = formulas.var(input, dims, correction=0, keepdim=True)
         else:
             mean, var = running_mean.reshape(shape), running_var.reshape(shape)
         out = (input - mean) / xp.sqrt(var + eps)
@@ -416,6 +428,7 @@ class NativeBatchNormBackward0(Op):
         return grad_input, grad_weight, grad_bias
 
 
+@checked
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5
                ) -> Tensor:
@@ -428,18 +441,17 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if t is not None and tuple(t.shape) != (channels,):
             raise RuntimeError(f"batch_norm: {name} should contain {channels} elements not {t.numel()} "
                                f"[autograd_lab] input of shape {list(input.shape)} has {channels} channels (dim 1)")
-    count = input.numel() // channels
-    if training and count <= 1:
+    if training and input.numel() == channels:  # (an empty batch is fine: nothing to normalize, no update)
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
-    if training and running_mean is not None:
-        _update_running_stats(input, running_mean, running_var, momentum, count)
+    if training and running_mean is not None and input.numel():
+        _update_running_stats(input, running_mean, running_var, momentum)
     return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=running_mean,
                                           running_var=running_var, eps=eps)
 
 
-def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor | None, momentum: float, count: int) -> None:
+def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor | None, momentum: float) -> None:
     """``stat = (1 - momentum) * stat + momentum * batch_stat`` written into the running statistics' memory,
     as PyTorch's batch-norm kernel writes them: their version counters are not bumped (``running_mean._version``
     reads the same after a training step in both libraries), and a node that saved them earlier stays valid.
@@ -450,9 +462,9 @@ def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tens
         raise RuntimeError(mixed)
     data = input._data
     dims = (0,) + tuple(range(2, data.ndim))
-    pairs = [(running_mean, data.mean(axis=dims))]
+    pairs = [(running_mean, formulas.mean(data, dims))]
     if running_var is not None:
-        pairs.append((running_var, data.var(axis=dims) * (count / (count - 1))))  # (the unbiased variance)
+        pairs.append((running_var, formulas.var(data, dims, correction=1)))  # (the unbiased variance)
     for stat, batch in pairs:
         with _gm.no_grad():
             target = writable_array(stat, "batch_norm")

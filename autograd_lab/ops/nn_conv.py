@@ -18,6 +18,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 
 # -- geometry ----------------------------------------------------------------------------------
@@ -212,6 +213,7 @@ def _single(value, name: str, op: str) -> int:
     return value[0]
 
 
+@checked
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """1-D cross-correlation of (N, C, L) sequences with (O, C/groups, k) filters, as ``F.conv1d``; recorded as
@@ -219,6 +221,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _convolution(input, weight, bias, stride, padding, dilation, groups, "conv1d", 1)
 
 
+@checked
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
     """2-D cross-correlation of (N, C, H, W) images with (O, C/groups, kH, kW) filters, as ``F.conv2d``.
@@ -243,6 +246,10 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str
         raise RuntimeError(f"non-positive groups is not supported [autograd_lab] {op} got groups={groups}")
     pads = _conv_padding(padding, kernel, stride, dilation, op)
     c = x.shape[1]
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead [autograd_lab] {op} needs at least one "
+                           "filter per group")
     if c % groups or weight.shape[0] % groups or weight.shape[1] * groups != c:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "

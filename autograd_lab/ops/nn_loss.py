@@ -12,6 +12,7 @@ import warnings
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .nn import _channel_view, log_softmax
 
@@ -26,13 +27,15 @@ def _check_reduction(reduction: str) -> None:
 def _reduce(xp, loss, reduction: str):
     if reduction == "none":
         return loss
-    total = loss.sum() if reduction == "sum" else loss.mean()
+    total = loss.sum() if reduction == "sum" else formulas.mean(loss)  # (an empty batch's mean: nan, silently)
     return xp.asarray(total, dtype=loss.dtype)
 
 
 def _mean_scale(reduction: str, numel: int) -> float:
     """The factor the mean reduction puts on every element's gradient."""
-    return 1.0 / numel if reduction == "mean" else 1.0
+    if reduction != "mean":
+        return 1.0
+    return 1.0 / numel if numel else float("nan")  # (an empty batch: its gradient is empty anyway)
 
 
 def _times(out, weight):
@@ -128,6 +131,7 @@ class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss of (N, C, H, W) log-probabilities against (N, H, W) targets (PyTorch's 2-D variant)"""
 
 
+@checked
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes, given log-probabilities (class dim 1, or 0 if 1-D)."""
@@ -167,6 +171,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     return out.view(*target.shape) if reduction == "none" else out
 
 
+@checked
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """``nll_loss(log_softmax(input))`` for class-index targets; for probability targets (same shape as
@@ -235,6 +240,7 @@ class MseLossBackward0(Op):
         return grad * diff * (-2 * _mean_scale(reduction, formulas.numel(diff)))
 
 
+@checked
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error (or its sum, or each squared error)."""
     _check_reduction(reduction)
@@ -242,6 +248,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return MseLossBackward0.apply(input, target, reduction=reduction)
 
 
+@checked
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean absolute error (or its sum, or each absolute error)."""
     _check_reduction(reduction)
@@ -276,6 +283,7 @@ class BinaryCrossEntropyBackward0(Op):
         return _times(grad * logit * _mean_scale(reduction, formulas.numel(self)), weight)
 
 
+@checked
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
                          ) -> Tensor:
     """Cross entropy of probabilities ``input`` (in [0, 1]) against ``target``, elementwise."""
@@ -324,6 +332,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         return _times(grad * local * _mean_scale(reduction, formulas.numel(self)), weight)
 
 
+@checked
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     """``binary_cross_entropy(sigmoid(input), target)``, computed from the logits without overflow."""

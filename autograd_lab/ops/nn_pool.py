@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .nn_conv import _batched, _col2im, _pad, _pair, _windows
 
@@ -37,7 +38,8 @@ def _pool_geometry(size, kernel, stride, padding, dilation, ceil_mode, op):
 
 
 def _flat(array, n, c):
-    return array.reshape(n, c, -1)
+    """An ``(n, c, h, w)`` array as ``(n, c, h * w)`` (sizes written out: NumPy cannot infer a -1 with n = 0)."""
+    return array.reshape(n, c, array.shape[-2] * array.shape[-1])
 
 
 class MaxPool2DWithIndicesBackward0(Op):
@@ -103,6 +105,7 @@ def _check_pool(op: str, kernel, stride, padding, dilation=(1, 1)) -> None:
             raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
 
 
+@checked
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """The maximum of each (dilated) window; with ``return_indices``, also where it was (flat in H * W)."""
@@ -180,6 +183,7 @@ class AvgPool2DBackwardBackward0(Op):
                              divisor_override=divisor_override)
 
 
+@checked
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window, as ``F.avg_pool2d``."""
@@ -236,6 +240,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
         return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[2:]))
 
 
+@checked
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Average over an ``output_size`` grid of windows, whatever the input size (``None`` keeps a dim)."""
     x, unbatched = _batched(input, "adaptive_avg_pool2d")

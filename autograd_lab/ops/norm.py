@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .reductions import _asarray, _dims, _restore
 
@@ -57,6 +58,7 @@ class LinalgVectorNormBackward0(Op):
         return grad * formulas.where(zero_norm, 0.0, scaled)
 
 
+@checked
 def norm(input, p=2, dim=None, keepdim=False):
     """The ``p``-norm (``p`` = 0, 1, 2, ``inf``, ``-inf`` or any other number) of all elements or over ``dim``.
 
@@ -70,7 +72,25 @@ def norm(input, p=2, dim=None, keepdim=False):
     if dim is not None:
         dim = (dim,) if isinstance(dim, int) else tuple(dim)
         _dims(dim, input.ndim, "linalg_vector_norm")  # range and repetition checks, with PyTorch's errors
+    if p < 0 or p == float("inf"):
+        _check_identity(input, p, dim)
     return LinalgVectorNormBackward0.apply(input, ord=p, dim=dim, keepdim=keepdim)
+
+
+def _check_identity(input, p, dim) -> None:
+    """The inf norm and the negative ones are a maximum or a minimum: nothing to return for no elements
+    (PyTorch's errors, word for word)."""
+    where = None
+    if dim is None and input.numel() == 0:
+        where = "on an empty tensor because"
+    for d in _dims(dim, input.ndim, "linalg_vector_norm") if dim is not None else ():
+        if input.shape[d] == 0:
+            where = f"on the dimension {d}because this dimension is empty and"
+            break
+    if where is not None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm {where} the operation does not have an "
+                           f"identity [autograd_lab] norm(p={p}) of a tensor of shape {tuple(input.shape)}: there are "
+                           "no elements to take it over")
 
 
 Tensor.norm = norm

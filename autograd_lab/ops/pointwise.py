@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import arithmetic, formulas
+from ._args import checked
 from ._op import Op
 from .out import write_out
 
@@ -322,6 +323,7 @@ def log(input, *, out=None):
     return LogBackward0.apply(input)
 
 
+@checked
 def clamp(input, min=None, max=None, *, out=None):
     """Limit values to ``[min, max]`` (numbers or tensors; either may be None)."""
     if out is not None:
@@ -330,28 +332,37 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampBackward0.apply(input, min, max)
+    dtype = backend.result_type(input, *(b for b in (min, max) if b is not None))
+    if dtype is not input.dtype:  # an integer tensor, a float bound: a float result, as in PyTorch
+        input = input.to(dtype)
+    min, max = (None if b is None else backend.check_scalar(b, dtype, "clamp") for b in (min, max))
     return ClampBackward1.apply(input, min=min, max=max)
 
 
 clip = clamp
 
 
+@checked
 def clamp_min(input, min):
     return clamp(input, min=min)
 
 
+@checked
 def clamp_max(input, max):
     return clamp(input, max=max)
 
 
+@checked
 def maximum(input, other):
     return MaximumBackward0.apply(input, arithmetic._operand(other, "maximum"))
 
 
+@checked
 def minimum(input, other):
     return MinimumBackward0.apply(input, arithmetic._operand(other, "minimum"))
 
 
+@checked(kinds={"input": "Tensor|Number"})
 def where(condition, input, other, *, out=None):
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
     if out is not None:
@@ -363,10 +374,12 @@ def where(condition, input, other, *, out=None):
                            f"{condition.dtype._legacy_name.removesuffix('Tensor')} [autograd_lab] make it one, "
                            "e.g. condition > 0 or condition.bool()")
     input, other = arithmetic._operand(input, "where"), arithmetic._operand(other, "where")
-    dtype = backend.result_type(*(x for x in (input, other))).np_dtype
-    return WhereBackward0.apply(condition, input, other, dtype=dtype)
+    dtype = backend.result_type(input, other)
+    input, other = (x if isinstance(x, Tensor) else backend.check_scalar(x, dtype, "where") for x in (input, other))
+    return WhereBackward0.apply(condition, input, other, dtype=dtype.np_dtype)
 
 
+@checked
 def clone(input):
     return CloneBackward0.apply(input)
 

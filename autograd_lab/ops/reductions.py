@@ -8,13 +8,17 @@ A reduction's gradient is the incoming gradient put back in the reduced dimensio
 from __future__ import annotations
 
 import builtins
+import operator
+import warnings
 from collections import namedtuple
 
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
 from .out import write_out
+from .shape import _sizes
 
 ValuesIndices = namedtuple("max", ["values", "indices"])
 MinValuesIndices = namedtuple("min", ["values", "indices"])
@@ -26,7 +30,9 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    dims = tuple(sorted(_wrap_dim(d, ndim, op) for d in dim))
+    elif not isinstance(dim, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
+    dims = tuple(sorted(_wrap_dim(operator.index(d), ndim, op) for d in dim))
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"{op}: dim {list(dim)} appears multiple times in the list of dims")
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
@@ -79,7 +85,7 @@ class MeanBackward0(Op):
     def forward(xp, self):
         if self.__class__ is backend.np.ndarray and self.dtype.char in "fd":
             return backend.np.asarray(self.sum() / self.size)  # NumPy's mean, without its wrappers' cost
-        return _asarray(xp, xp.mean(self), self)
+        return formulas.mean(self)
 
     def d_self(grad, self_sym_numel, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes) / self_sym_numel
@@ -90,7 +96,7 @@ class MeanBackward1(Op):
     saves = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self)
+        return formulas.mean(self, dim, keepdim)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
@@ -153,7 +159,7 @@ class VarBackward0(Op):
     saves = ("correction", "dim", "keepdim", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return _asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+        return formulas.var(self, dim, correction, keepdim)
 
     def d_self(grad, correction, dim, keepdim, self):
         return _var_backward(grad, correction, dim, keepdim, self)
@@ -164,7 +170,7 @@ class StdBackward0(Op):
     saves = ("correction", "dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return _asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+        return xp.sqrt(formulas.var(self, dim, correction, keepdim))
 
     def d_self(grad, correction, dim, keepdim, result, self):
         grad_var = formulas.where(result == 0, 0.0, grad / (2 * result))
@@ -285,8 +291,11 @@ class LogsumexpBackward0(Op):
     saves = ("dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, keepdim):
-        peak = xp.max(self, axis=dim, keepdims=True)
-        peak = xp.where(xp.isfinite(peak), peak, 0)
+        if self.size:
+            peak = xp.max(self, axis=dim, keepdims=True)
+            peak = xp.where(xp.isfinite(peak), peak, 0)
+        else:  # nothing to shift by: an empty sum of exponentials is 0, and its log -inf
+            peak = xp.zeros(tuple(1 if i in dim else n for i, n in enumerate(self.shape)), dtype=self.dtype)
         out = xp.log(xp.sum(xp.exp(self - peak), axis=dim, keepdims=True)) + peak
         return _asarray(xp, out if keepdim else xp.squeeze(out, axis=dim), self)
 
@@ -296,6 +305,7 @@ class LogsumexpBackward0(Op):
 
 
 # -- front-end functions ------------------------------------------------------------------------
+@checked
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 - mirrors torch.sum
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     if out is not None:
@@ -311,6 +321,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 
     return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim)
 
 
+@checked
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of all elements, or over ``dim``; floating dtypes only, as in PyTorch."""
     if out is not None:
@@ -329,6 +340,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
 
 
+@checked
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
@@ -343,20 +355,31 @@ def _correction(unbiased, correction) -> int:
     return 1 if unbiased in (None, True) else 0
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
+def _spread_args(input, dim, unbiased, correction, op: str) -> tuple:
+    """``var``'s and ``std``'s dims and correction; PyTorch's warning when no degree of freedom is left (the
+    result is then nan or inf)."""
     if isinstance(dim, bool):  # var(unbiased) positional form
         dim, unbiased = None, dim
-    return VarBackward0.apply(input, dim=_dims(dim, input.ndim, "var"), correction=_correction(unbiased, correction),
-                              keepdim=keepdim)
+    dims, correction = _dims(dim, input.ndim, op), _correction(unbiased, correction)
+    n = _count(input.shape, dims) if input.numel() else 0  # (PyTorch's input numel / output numel)
+    if n - correction <= 0:
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    return dims, correction
 
 
+@checked
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
+    dims, correction = _spread_args(input, dim, unbiased, correction, "var")
+    return VarBackward0.apply(input, dim=dims, correction=correction, keepdim=keepdim)
+
+
+@checked
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return StdBackward0.apply(input, dim=_dims(dim, input.ndim, "std"), correction=_correction(unbiased, correction),
-                              keepdim=keepdim)
+    dims, correction = _spread_args(input, dim, unbiased, correction, "std")
+    return StdBackward0.apply(input, dim=dims, correction=correction, keepdim=keepdim)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -395,6 +418,7 @@ def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg,
     return result_type(values, Tensor._make(idx.astype(xp.int64).reshape(values.shape)))
 
 
+@checked(kinds={"dim": None})  # (a tensor there is max(input, other))
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """Largest element; with ``dim``, ``(values, indices)``; with a tensor, the elementwise maximum."""
     from .pointwise import maximum
@@ -402,6 +426,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
                              ValuesIndices, maximum)
 
 
+@checked(kinds={"dim": None})
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     """Smallest element; with ``dim``, ``(values, indices)``; with a tensor, the elementwise minimum."""
     from .pointwise import minimum
@@ -409,17 +434,21 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
                              MinValuesIndices, minimum)
 
 
+@checked
 def amax(input, dim=(), keepdim=False):
     """The largest value over ``dim`` (all dims by default); tied elements share the gradient evenly."""
     return AmaxBackward0.apply(input, dim=_amax_dims(input, dim, "amax"), keepdim=keepdim)
 
 
+@checked
 def amin(input, dim=(), keepdim=False):
     """The smallest value over ``dim`` (all dims by default); tied elements share the gradient evenly."""
     return AminBackward0.apply(input, dim=_amax_dims(input, dim, "amin"), keepdim=keepdim)
 
 
 def _amax_dims(input, dim, op: str) -> tuple:
+    if dim == () or dim is None:
+        _nonempty(input._data, op)
     dims = _dims(None if dim == () or dim is None else dim, input.ndim, op)
     for d in dims:
         if input.shape[d] == 0:
@@ -430,6 +459,12 @@ def _amax_dims(input, dim, op: str) -> tuple:
 def _arg(name):
     def fn(input, dim=None, keepdim=False):
         xp = backend.namespace_of(input._data)
+        if input._data.size == 0:  # (PyTorch's errors; an empty result along another dim is fine)
+            if dim is None:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            d = _wrap_dim(dim, input.ndim, name)
+            if input.ndim and input.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         if dim is None:
             out = getattr(xp, name)(input._data.reshape(-1))
             out = xp.asarray(out, dtype=xp.int64)
@@ -437,21 +472,23 @@ def _arg(name):
         d = _wrap_dim(dim, input.ndim, name)
         return Tensor._make(getattr(xp, name)(input._data, axis=d, keepdims=keepdim).astype(xp.int64))
     fn.__name__ = name
-    return fn
+    return checked(fn, kinds={"dim": "int?"})
 
 
 argmax = _arg("argmax")
 argmin = _arg("argmin")
 
 
+@checked
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))``, without overflow."""
     return LogsumexpBackward0.apply(input, dim=_dims(dim, input.ndim, "logsumexp"), keepdim=keepdim)
 
 
+@checked
 def sum_to_size(input, *size):
     """Sum ``input`` down to ``size`` (the inverse of broadcasting ``size`` up to ``input``'s shape)."""
-    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    shape = _sizes(size)
     have = tuple(input.shape)
     lead = len(have) - len(shape)
     if lead < 0 or builtins.any(s not in (1, h) for s, h in zip(shape, have[lead:])):
@@ -461,11 +498,13 @@ def sum_to_size(input, *size):
     return out.reshape(shape) if lead else out
 
 
+@checked
 def all(input, dim=None, keepdim=False):  # noqa: A001
     xp = backend.namespace_of(input._data)
     return Tensor._make(xp.asarray(xp.all(input._data, axis=dim, keepdims=keepdim)))
 
 
+@checked
 def any(input, dim=None, keepdim=False):  # noqa: A001
     xp = backend.namespace_of(input._data)
     return Tensor._make(xp.asarray(xp.any(input._data, axis=dim, keepdims=keepdim)))

@@ -12,6 +12,7 @@ import builtins
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
 
 
@@ -79,6 +80,7 @@ def _add_at_along(xp, out, index, src, dim) -> None:
 
 
 # -- front-end functions ------------------------------------------------------------------------
+@checked(kinds={"dim": "int"})
 def gather(input, dim, index):
     """Pick values along ``dim`` at ``index`` (an int64 tensor shaped like the output)."""
     d = _wrap_dim(dim, input.ndim, "gather")
@@ -86,6 +88,7 @@ def gather(input, dim, index):
     return GatherBackward0.apply(input, dim=d, index=index)
 
 
+@checked(kinds={"dim": "int"})
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate)."""
     d = _wrap_dim(dim, input.ndim, "scatter_add")
@@ -98,6 +101,7 @@ def scatter_add(input, dim, index, src):
     return ScatterAddBackward0.apply(input, src, dim=d, index=index)
 
 
+@checked(kinds={"dim": "int"})
 def index_select(input, dim, index):
     """The slices of ``input`` at ``index`` (a vector of int32/int64) along ``dim``, as a copy."""
     d = _wrap_dim(dim, input.ndim, "index_select")
@@ -115,8 +119,11 @@ def index_select(input, dim, index):
     size = input.shape[d] if input.ndim else 1
     value = _first_out_of_bounds(idx, size)
     if value is not None:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} [autograd_lab] "
-                           f"index_select: indices along dim {d} must be in [0, {size - 1}]")
+        where = (f"[autograd_lab] index_select: index {value} along dim {d} of a tensor of shape {list(input.shape)}; "
+                 f"indices must be in [0, {size - 1}]")
+        if d == 0:  # (PyTorch's kernels word it two ways, by the dim)
+            raise IndexError(f"index out of range in self {where}")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={value} axis_dim={size} {where}")
     return IndexSelectBackward0.apply(input, dim=d, index=index)
 
 

@@ -1,6 +1,7 @@
-"""Shape ops that are views: view, reshape, transpose, permute, expand, squeeze, unsqueeze, split,
-unbind, narrow, select, diagonal (and ``reshape``'s copy where no view can express it). The ops that
-build a new tensor from pieces (cat, stack, repeat, flip) are in :mod:`.join`.
+"""Shape ops that are views: view, reshape, transpose, permute, expand, squeeze, unsqueeze, narrow,
+select, diagonal (and ``reshape``'s copy where no view can express it). The views that come several at a
+time (split, chunk, unbind) are in :mod:`.split`; the ops that build a new tensor from pieces (cat, stack,
+repeat, flip) are in :mod:`.join`.
 
 A view shares its base's memory and version counter (``_base`` points to the base): modifying one
 in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one;
@@ -9,17 +10,24 @@ slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``).
 
 from __future__ import annotations
 
+import operator
+
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
+from ._args import checked
 from ._op import Op
+from .split import chunk, split, unbind  # noqa: F401  (re-exported: the family of views)
 
 
 def _sizes(args) -> tuple:
-    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``; each size an int (``operator.index``: a float is a
+    TypeError, never truncated)."""
     if len(args) == 1 and not isinstance(args[0], int):
-        return tuple(int(s) for s in args[0])
-    return tuple(int(s) for s in args)
+        if not isinstance(args[0], (tuple, list, range)):
+            raise TypeError(f"expected a tuple of ints, got {type(args[0]).__name__}")
+        return tuple(operator.index(s) for s in args[0])
+    return tuple(operator.index(s) for s in args)
 
 
 class ViewBackward0(Op):
@@ -166,76 +174,6 @@ class UnsqueezeBackward0(Op):
         return formulas.squeeze(grad, dim)
 
 
-def _each(grads) -> tuple:
-    """The gradients of a multi-output view's outputs: with a single output, the engine passes it alone."""
-    return grads if isinstance(grads, tuple) else (grads,)
-
-
-def _fill_missing(grads, like_shapes, ref) -> list:
-    """Gradients of multi-output views: outputs that got none contribute zeros."""
-    return [g if g is not None else formulas.zeros(shape, ref) for g, shape in zip(grads, like_shapes)]
-
-
-class SplitBackward0(Op):
-    """outputs = views of consecutive pieces of ``split_size`` along ``dim``"""
-    saves = ("dim", "self_sym_sizes", "split_size")
-    is_view = True
-
-    def forward(xp, self, *, split_size, dim):
-        n = self.shape[dim]
-        bounds = list(range(split_size, n, split_size)) if n else []
-        return tuple(xp.split(self, bounds, axis=dim)) if bounds or n else (self,)
-
-    def backward(grads, dim, self_sym_sizes, split_size):
-        grads = _each(grads)
-        ref = next(g for g in grads if g is not None)
-        n = self_sym_sizes[dim]
-        shapes = []
-        for start in range(0, n, split_size) if n else [0]:
-            shape = list(self_sym_sizes)
-            shape[dim] = min(split_size, n - start)
-            shapes.append(tuple(shape))
-        return formulas.cat(_fill_missing(grads, shapes, ref), dim)
-
-
-class SplitWithSizesBackward0(Op):
-    """outputs = views of pieces of the given sizes along ``dim``"""
-    saves = ("dim", "self_sym_sizes", "split_sizes")
-    is_view = True
-
-    def forward(xp, self, *, split_sizes, dim):
-        bounds, total = [], 0
-        for s in split_sizes[:-1]:
-            total += s
-            bounds.append(total)
-        return tuple(xp.split(self, bounds, axis=dim))
-
-    def backward(grads, dim, self_sym_sizes, split_sizes):
-        grads = _each(grads)
-        ref = next(g for g in grads if g is not None)
-        shapes = []
-        for s in split_sizes:
-            shape = list(self_sym_sizes)
-            shape[dim] = s
-            shapes.append(tuple(shape))
-        return formulas.cat(_fill_missing(grads, shapes, ref), dim)
-
-
-class UnbindBackward0(Op):
-    """outputs = the slices along ``dim``, as views"""
-    saves = ("dim",)
-    is_view = True
-
-    def forward(xp, self, *, dim):
-        index = (slice(None),) * dim
-        return tuple(self[index + (i, Ellipsis)] for i in range(self.shape[dim]))  # `...` keeps 0-d views
-
-    def backward(grads, dim):
-        grads = _each(grads)
-        ref = next(g for g in grads if g is not None)
-        return formulas.stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
-
-
 class SliceBackward0(Op):
     """out = self[start:end:step] along ``dim``, a view"""
     saves = ("dim", "end", "self_sym_sizes", "start", "step")
@@ -319,7 +257,14 @@ def _infer_shape(shape: tuple, numel: int, op: str) -> tuple:
         if s != -1:
             known *= s
     if len(unknown) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred (shape {list(shape)})")
+        raise RuntimeError(f"only one dimension can be inferred [autograd_lab] {op}: shape {list(shape)} has "
+                           "several -1s")
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    if unknown and not known and numel == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
     if unknown and known and numel % known == 0:
         shape = tuple(numel // known if s == -1 else s for s in shape)
     if any(s < 0 for s in shape) or _numel(shape) != numel:
@@ -334,6 +279,7 @@ def _numel(shape) -> int:
     return n
 
 
+@checked(kinds={"shape": None})  # (view(dtype) explains itself)
 def view(input, *shape):
     """The same data seen with another shape (must be expressible without copying)."""
     if len(shape) == 1 and isinstance(shape[0], backend.dtype):
@@ -341,6 +287,7 @@ def view(input, *shape):
     return ViewBackward0.apply(input, shape=_infer_shape(_sizes(shape), input.numel(), "view"))
 
 
+@checked
 def reshape(input, *shape):
     """Another shape: a view when the memory layout allows, else a copy (as in PyTorch)."""
     shape = _infer_shape(_sizes(shape), input.numel(), "reshape")
@@ -354,6 +301,7 @@ def reshape(input, *shape):
     return UnsafeViewBackward0.apply(input.clone(), shape=shape)
 
 
+@checked
 def flatten(input, start_dim=0, end_dim=-1):
     if input.ndim == 0:
         return reshape(input, 1)
@@ -367,12 +315,14 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, tuple(shape[:start]) + (-1,) + tuple(shape[end + 1:]))
 
 
+@checked(kinds={"dim": "int", "sizes": "ints"})
 def unflatten(input, dim, sizes):
     d = _wrap_dim(dim, input.ndim, "unflatten")
     shape = input.shape
     return reshape(input, tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:]))
 
 
+@checked
 def t(input):
     """Transpose of a tensor of at most 2 dims."""
     if input.ndim > 2:
@@ -380,6 +330,7 @@ def t(input):
     return TBackward0.apply(input)
 
 
+@checked
 def transpose(input, dim0, dim1):
     n = input.ndim
     return TransposeBackward0.apply(input, dim0=_wrap_dim(dim0, n, "transpose"), dim1=_wrap_dim(dim1, n, "transpose"))
@@ -388,6 +339,7 @@ def transpose(input, dim0, dim1):
 swapaxes = transpose
 
 
+@checked
 def permute(input, *dims):
     dims = _sizes(dims)
     if len(dims) != input.ndim:
@@ -400,12 +352,14 @@ def permute(input, *dims):
     return PermuteBackward0.apply(input, dims=dims)
 
 
+@checked(kinds={"source": "dims", "destination": "dims"})
 def movedim(input, source, destination):
     order = [d for d in range(input.ndim) if d != _wrap_dim(source, input.ndim, "movedim")]
     order.insert(_wrap_dim(destination, input.ndim, "movedim"), _wrap_dim(source, input.ndim, "movedim"))
     return permute(input, order)
 
 
+@checked
 def expand(input, *sizes):
     """A view broadcasting size-1 dims to ``sizes`` (-1 keeps a dim); no memory is copied."""
     sizes = _sizes(sizes)
@@ -416,7 +370,8 @@ def expand(input, *sizes):
         )
     lead = len(sizes) - input.ndim
     final = []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):  # (from the last dim, as PyTorch checks them)
+        s = sizes[i]
         have = input.shape[i - lead] if i >= lead else None
         if s == -1:
             if have is None:
@@ -428,17 +383,20 @@ def expand(input, *sizes):
                 f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(input.shape)}"
             )
         final.append(s)
-    return ExpandBackward0.apply(input, size=tuple(final))
+    return ExpandBackward0.apply(input, size=tuple(final[::-1]))
 
 
+@checked
 def expand_as(input, other):
     return expand(input, other.shape)
 
 
+@checked
 def broadcast_to(input, shape):
     return expand(input, shape)
 
 
+@checked
 def squeeze(input, dim=None):
     """Remove size-1 dims (all, or only ``dim`` if it has size 1)."""
     if dim is None:
@@ -450,38 +408,13 @@ def squeeze(input, dim=None):
     return SqueezeBackward2.apply(input, dim=tuple(d for d in dims if input.shape[d] == 1))
 
 
+@checked(kinds={"dim": "int"})
 def unsqueeze(input, dim):
     """Insert a size-1 dim at ``dim`` (a view)."""
     return UnsqueezeBackward0.apply(input, dim=_wrap_dim(dim, input.ndim + 1, "unsqueeze"))
 
 
-def split(input, split_size_or_sections, dim=0):
-    """Views of consecutive pieces: of size ``split_size`` each, or of the listed sizes."""
-    d = _wrap_dim(dim, input.ndim, "split")
-    if isinstance(split_size_or_sections, int):
-        if split_size_or_sections <= 0 and input.shape[d]:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {input.shape[d]}")
-        return SplitBackward0.apply(input, split_size=split_size_or_sections, dim=d)
-    sizes = tuple(int(s) for s in split_size_or_sections)
-    if sum(sizes) != input.shape[d]:
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input tensor's "
-                           f"size at dimension {d}), but got split_sizes={list(sizes)}")
-    return SplitWithSizesBackward0.apply(input, split_sizes=sizes, dim=d)
-
-
-def chunk(input, chunks, dim=0):
-    """Split into ``chunks`` pieces of (nearly) equal size."""
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    n = input.shape[_wrap_dim(dim, input.ndim, "chunk")]
-    return split(input, max(-(-n // chunks), 1), dim)
-
-
-def unbind(input, dim=0):
-    """The slices along ``dim``, as a tuple of views."""
-    return UnbindBackward0.apply(input, dim=_wrap_dim(dim, input.ndim, "unbind"))
-
-
+@checked(kinds={"dim": "int", "start": "int"})
 def narrow(input, dim, start, length):
     """A view of ``length`` elements from ``start`` along ``dim``."""
     d = _wrap_dim(dim, input.ndim, "narrow")
@@ -493,6 +426,7 @@ def narrow(input, dim, start, length):
     return SliceBackward0.apply(input, dim=d, start=start, end=start + length, step=1)
 
 
+@checked(kinds={"dim": "int", "index": "int"})
 def select(input, dim, index):
     """A view of slice ``index`` along ``dim`` (that dim disappears)."""
     shape = input._data.shape
@@ -501,29 +435,39 @@ def select(input, dim, index):
     d = _wrap_dim(dim, len(shape), "select")
     size = shape[d]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape)} at dimension {d}")
     return SelectBackward0.apply(input, dim=d, index=index + size if index < 0 else index)
 
 
+@checked
 def diagonal(input, offset=0, dim1=0, dim2=1):
     n = input.ndim
     return DiagonalBackward0.apply(input, offset=offset, dim1=_wrap_dim(dim1, n, "diagonal"),
                                    dim2=_wrap_dim(dim2, n, "diagonal"))
 
 
+@checked
 def contiguous(input):
     """``input`` itself if its memory is C-contiguous, else a contiguous copy."""
     return input if input._data.flags["C_CONTIGUOUS"] else input.clone()
+
+
+@checked(kinds={"other": "Tensor"})
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+@checked(kinds={"other": "Tensor"})
+def reshape_as(input, other):
+    return reshape(input, other.shape)
 
 
 def _bind() -> None:
     methods = dict(
         view=view, reshape=reshape, flatten=flatten, unflatten=unflatten, t=t, transpose=transpose,
         swapaxes=swapaxes, permute=permute, movedim=movedim, expand=expand, expand_as=expand_as,
-        broadcast_to=broadcast_to, squeeze=squeeze, unsqueeze=unsqueeze, split=split,
-        chunk=chunk, unbind=unbind, narrow=narrow, select=select, diagonal=diagonal,
-        contiguous=contiguous, view_as=lambda self, other: view(self, other.shape),
-        reshape_as=lambda self, other: reshape(self, other.shape),
+        broadcast_to=broadcast_to, squeeze=squeeze, unsqueeze=unsqueeze, narrow=narrow, select=select, diagonal=diagonal,
+        contiguous=contiguous, view_as=view_as, reshape_as=reshape_as,
     )
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

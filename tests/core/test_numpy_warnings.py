@@ -1,5 +1,6 @@
 """PyTorch is silent where IEEE arithmetic gives inf or nan; so are our ops (NumPy would warn)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -24,6 +25,31 @@ def test_ops_giving_inf_or_nan_do_not_warn(expr, expected):
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in caught]
     assert np.array_equal(out.numpy(), np.array(expected), equal_nan=True)
     assert np.array_equal(out.numpy(), theirs.numpy(), equal_nan=True)
+
+
+@pytest.mark.parametrize("expr", [
+    "al.zeros(0).mean()", "al.zeros(0, 3).mean(0)", "al.zeros(3, 0).mean(1)", "al.tensor([1.0]).var()",
+    "al.tensor([1.0]).std()", "al.tensor([[1.0, 2.0]]).var(0)", "al.tensor([1.0, 2.0]).var(correction=2)",
+    "al.zeros(0).var()", "al.zeros(0, 3).var(1)", "al.zeros(0, 2).std(0)", "al.tensor([1e300], dtype=al.float32)",
+    "al.tensor([1e300], dtype=al.float64).float()", "al.tensor([float('nan')]).long()", "al.tensor([5.0]) // 0",
+    "al.tensor([5.0]) % 0", "al.tensor([5]) / 0", "al.zeros(0, 3).sum(0)", "al.zeros(0).prod()",
+    "al.nn.functional.mse_loss(al.zeros(0), al.zeros(0))", "al.nn.functional.l1_loss(al.zeros(0, 2), al.zeros(0, 2))",
+])
+def test_numpy_warnings_never_reach_the_user_and_pytorch_own_warnings_do(expr):
+    """Degenerate reductions (empty, or no degree of freedom left) give PyTorch's values; where PyTorch warns
+    (var and std: "degrees of freedom is <= 0") we give its UserWarning, once per call, and NumPy's
+    RuntimeWarnings ("Mean of empty slice", "Degrees of freedom <= 0 for slice") never show."""
+    torch = pytest.importorskip("torch")
+    caught = {}
+    for name, module in (("al", al), ("torch", torch)):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.filterwarnings("always", append=True)
+            out = eval(re.sub(r"\bal\.", f"{name}.", expr), {name: module})  # noqa: S307  (the cases above)
+        caught[name] = (out, [(w.category, str(w.message).split(" (Triggered internally")[0]) for w in got])
+    (ours, our_warnings), (theirs, their_warnings) = caught["al"], caught["torch"]
+    assert not [w for w in our_warnings if w[0] is RuntimeWarning], our_warnings
+    assert our_warnings == their_warnings
+    assert np.array_equal(ours.numpy(), theirs.numpy(), equal_nan=True)
 
 
 def test_a_backward_through_inf_does_not_warn_and_anomaly_mode_still_reports_nan():

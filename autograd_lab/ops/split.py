@@ -1,0 +1,126 @@
+"""Views that come several at a time: ``split`` (pieces of a size, or of listed sizes), ``chunk`` (a number
+of nearly equal pieces) and ``unbind`` (every slice along a dim).
+
+Each output is a view of the input. Their op's backward gets one gradient per output (``None`` where an
+output got none, which contributes zeros) and joins them back: ``cat`` for pieces, ``stack`` for slices.
+PyTorch forbids changing these views in place while grad mode is on (see :mod:`.inplace`).
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor, _wrap_dim
+from . import formulas
+from ._args import checked
+from ._op import Op
+
+
+def _each(grads) -> tuple:
+    """The gradients of a multi-output view's outputs: with a single output, the engine passes it alone."""
+    return grads if isinstance(grads, tuple) else (grads,)
+
+
+def _fill_missing(grads, like_shapes, ref) -> list:
+    """Gradients of multi-output views: outputs that got none contribute zeros."""
+    return [g if g is not None else formulas.zeros(shape, ref) for g, shape in zip(grads, like_shapes)]
+
+
+class SplitBackward0(Op):
+    """outputs = views of consecutive pieces of ``split_size`` along ``dim``"""
+    saves = ("dim", "self_sym_sizes", "split_size")
+    is_view = True
+
+    def forward(xp, self, *, split_size, dim):
+        n = self.shape[dim]
+        bounds = list(range(split_size, n, split_size)) if n else []
+        return tuple(xp.split(self, bounds, axis=dim)) if bounds or n else (self,)
+
+    def backward(grads, dim, self_sym_sizes, split_size):
+        grads = _each(grads)
+        ref = next(g for g in grads if g is not None)
+        n = self_sym_sizes[dim]
+        shapes = []
+        for start in range(0, n, split_size) if n else [0]:
+            shape = list(self_sym_sizes)
+            shape[dim] = min(split_size, n - start)
+            shapes.append(tuple(shape))
+        return formulas.cat(_fill_missing(grads, shapes, ref), dim)
+
+
+class SplitWithSizesBackward0(Op):
+    """outputs = views of pieces of the given sizes along ``dim``"""
+    saves = ("dim", "self_sym_sizes", "split_sizes")
+    is_view = True
+
+    def forward(xp, self, *, split_sizes, dim):
+        bounds, total = [], 0
+        for s in split_sizes[:-1]:
+            total += s
+            bounds.append(total)
+        return tuple(xp.split(self, bounds, axis=dim))
+
+    def backward(grads, dim, self_sym_sizes, split_sizes):
+        grads = _each(grads)
+        ref = next(g for g in grads if g is not None)
+        shapes = []
+        for s in split_sizes:
+            shape = list(self_sym_sizes)
+            shape[dim] = s
+            shapes.append(tuple(shape))
+        return formulas.cat(_fill_missing(grads, shapes, ref), dim)
+
+
+class UnbindBackward0(Op):
+    """outputs = the slices along ``dim``, as views"""
+    saves = ("dim",)
+    is_view = True
+
+    def forward(xp, self, *, dim):
+        index = (slice(None),) * dim
+        return tuple(self[index + (i, Ellipsis)] for i in range(self.shape[dim]))  # `...` keeps 0-d views
+
+    def backward(grads, dim):
+        grads = _each(grads)
+        ref = next(g for g in grads if g is not None)
+        return formulas.stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
+
+
+# -- front-end functions ------------------------------------------------------------------------
+@checked(kinds={"split_size_or_sections": "ints", "dim": "int"})
+def split(input, split_size_or_sections, dim=0):
+    """Views of consecutive pieces: of size ``split_size`` each, or of the listed sizes."""
+    d = _wrap_dim(dim, input.ndim, "split")
+    if isinstance(split_size_or_sections, int):
+        if split_size_or_sections <= 0 and input.shape[d]:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {input.shape[d]}")
+        return SplitBackward0.apply(input, split_size=split_size_or_sections, dim=d)
+    sizes = tuple(int(s) for s in split_size_or_sections)
+    if sum(sizes) != input.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input tensor's "
+                           f"size at dimension {d}), but got split_sizes={list(sizes)}")
+    return SplitWithSizesBackward0.apply(input, split_sizes=sizes, dim=d)
+
+
+@checked(kinds={"dim": "int"})
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` pieces of (nearly) equal size."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[_wrap_dim(dim, input.ndim, "chunk")]
+    if n == 0:  # as PyTorch: `chunks` empty pieces
+        return split(input, [0] * chunks, dim)
+    return split(input, max(-(-n // chunks), 1), dim)
+
+
+@checked(kinds={"dim": "int"})
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of views (none along a dim of size 0)."""
+    d = _wrap_dim(dim, input.ndim, "unbind")
+    return UnbindBackward0.apply(input, dim=d) if input.shape[d] else ()
+
+
+def _bind() -> None:
+    for name, fn in dict(split=split, chunk=chunk, unbind=unbind).items():
+        setattr(Tensor, name, fn)
+
+
+_bind()
