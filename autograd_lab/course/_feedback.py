@@ -65,12 +65,13 @@ def _fmt(x: float) -> str:
 
 
 def compare_arrays(name: str, got: Any, expected: Any, *, rtol: float = 1e-4, atol: float = 1e-6,
-                   labels: list[str] | None = None, reference: str = "autograd") -> Feedback:
+                   labels: list[str] | None = None, reference: str = "the expected values") -> Feedback:
     """Compares a learner's ``got`` with ``expected`` element by element, naming the wrong elements.
 
     The message lists the index (or ``labels[flat index]``, e.g. ``"at x=0.5"``), the learner's value and the
     expected one for the first few wrong elements, so that a learner sees *where* their formula goes wrong.
-    ``reference`` names where the expected values come from ("autograd", "the worked-out gradient"...).
+    ``reference`` names where the expected values come from ("autograd", "the worked-out gradient"...): say it, so
+    that the message does not claim a source the values did not come from.
     """
     if is_placeholder(got):
         return not_answered(name)
