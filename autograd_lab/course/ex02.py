@@ -110,7 +110,7 @@ ALSO_ACCEPTED = {"a": {"inference_mode"}}
 HINTS = {
     "a": "is anything computed here ever differentiated?",
     "b": "the decision to record is a value known only when the function is called.",
-    "c": "nothing here ever enters autograd again, so the strictest, cheapest mode is safe.",
+    "c": "nothing here ever enters autograd again, so the strictest mode, which skips even the bookkeeping, is safe.",
     "d": "only one tensor must stop carrying history; the rest of the loss is still recorded.",
     "e": "this is about how layers compute, not about recording.",
 }

@@ -318,6 +318,28 @@ class ReluAndMask(Function):
         return grad_output * mask
 
 
+def test_2017_refused_in_place_ops_on_shared_storage_where_today_records_them():
+    a = Variable(al.ones(3), requires_grad=True)
+    b = a * 1
+    view = b[1:]
+    shared = "detected that there are 2 objects sharing it"
+    with pytest.raises(RuntimeError, match=shared):
+        view.mul_(10)
+    with pytest.raises(RuntimeError, match=shared):
+        b.add_(1)
+    with pytest.raises(RuntimeError, match=shared):
+        b[0] = 5.0
+    del view
+    b.mul_(2)  # alone again: allowed, and recorded as today
+    b.sum().backward()
+    np.testing.assert_allclose(a.grad.data.numpy(), [2.0, 2.0, 2.0])
+    modern = al.ones(3, requires_grad=True)
+    c = modern * 1
+    c[1:].mul_(10)  # today: allowed, the base's history is rewritten
+    c.sum().backward()
+    np.testing.assert_allclose(modern.grad.numpy(), [1.0, 10.0, 10.0])
+
+
 def test_a_non_differentiable_output_gets_none_in_backward_as_in_2017():
     x = Variable(al.tensor([1.0, -2.0, 3.0]), requires_grad=True)
     function = ReluAndMask()
@@ -349,10 +371,12 @@ def test_mark_dirty_non_differentiable_and_shared_storage():
     source = m * 1
     row = FirstRow()(source)
     square = (row * row).sum()  # saves row
-    source.add_(1)  # the row shares source's memory (and so its version counter): what was saved is stale
-    assert row._version == source._version
-    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
-        square.backward()
+    assert row._vc is source._vc  # marked: the row shares source's memory, and so its version counter
+    with pytest.raises(RuntimeError, match="don't share storage with any other variables, but detected that there "
+                                           "are 2 objects sharing it"):
+        source.add_(1)  # 2017's rule: refused while another Variable (row) references the storage
+    del square, row
+    source.add_(1)  # nothing else shares it now
     fresh = m * 1
     (FirstRow()(fresh) * 2).sum().backward()
     np.testing.assert_allclose(m.grad.data.numpy(), [[2.0, 2.0], [0.0, 0.0], [0.0, 0.0]])
