@@ -47,6 +47,9 @@ def ex_15_1(logsumexp: Callable) -> Feedback:
                           "first: log Σ exp(x) = m + log Σ exp(x - m), with m = x.max().")
         if not np.isclose(value, expected, rtol=1e-5, atol=1e-4):
             return failed(f"logsumexp({values}) gives {value:.6g}, expected {expected:.6g}.")
+        if not out.requires_grad:
+            return failed("no gradient reached x: the result has no grad_fn. Build it from x with tensor operations, "
+                          "without .item(), .numpy() or .detach().")
         try:
             out.backward()
         except RuntimeError as error:
@@ -86,6 +89,9 @@ def ex_15_2(distance: Callable) -> Feedback:
         if not np.isclose(float(out.detach().reshape(())), length, rtol=1e-6, atol=1e-9):
             return failed(f"distance({a_values}, {b_values}) gives {float(out.detach().reshape(())):.6g}, expected "
                           f"{length:.6g}.")
+        if not out.requires_grad:
+            return failed("no gradient reached a: the distance has no grad_fn. Build it from a with tensor operations, "
+                          "without .item(), .numpy() or .detach().")
         try:
             out.backward()
         except RuntimeError as error:
