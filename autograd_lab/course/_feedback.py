@@ -37,10 +37,12 @@ class Feedback:
 
 
 def passed(message: str = "") -> Feedback:
+    """A passed check; ``message`` says what the answer shows (it is printed after ``Correct!``)."""
     return Feedback(True, message)
 
 
 def failed(message: str) -> Feedback:
+    """A failed check; ``message`` says what is wrong and how to fix it (printed after ``Not yet.``)."""
     return Feedback(False, message)
 
 
@@ -50,6 +52,7 @@ def is_placeholder(answer: Any) -> bool:
 
 
 def not_answered(what: str) -> Feedback:
+    """The feedback for an answer still ``...``: asks for ``what`` ("your function", "a number for each...")."""
     return failed(f"Replace the `...` with {what}, then run the cell again.")
 
 
