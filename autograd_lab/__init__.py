@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, backends, cuda, data, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from ._tensor_str import set_printoptions
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -34,6 +35,12 @@ from .backend import (
     set_default_device,
     set_default_dtype,
     uint8,
+)
+from .backends import (
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
 )
 from .creation import (
     Generator,
@@ -81,6 +88,7 @@ from .ops.comparison import (
     lt,
     ne,
 )
+from .ops.einsum import einsum
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
@@ -126,8 +134,10 @@ from .ops.reductions import (
     min,
     prod,
     std,
+    std_mean,
     sum,
     var,
+    var_mean,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
 from .ops.shape import (

@@ -34,12 +34,33 @@ NON_LEAF_GRAD_WARNING = (
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints as ``al.Size([3, 4])``."""
+    """A tensor's shape: a tuple that prints as ``al.Size([3, 4])``, where PyTorch prints ``torch.Size([3, 4])``
+    (the module's name changes, as in ``al.float32``; messages that quote a shape quote it so too). A slice of
+    it, or it joined with a tuple or repeated, is a Size again, as in PyTorch."""
 
     __slots__ = ()
 
     def __repr__(self) -> str:
         return f"al.Size({list(self)})"
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
 
     def numel(self) -> int:
         n = 1
@@ -193,15 +214,25 @@ class Tensor:
         return self._grad_fn
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves and tensors no graph recorded): the
+        ``nr`` of the edge ``(grad_fn, nr)`` that a later op records to reach it."""
+        return self._output_nr if self.grad_fn is not None else 0
+
+    @property
     def is_leaf(self) -> bool:
         """True for tensors not created by a recorded operation (they get ``.grad`` filled)."""
         return self.grad_fn is None
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None and self._view_version != self._vc.value:
-            return self._base.requires_grad  # its history will be rebuilt from the base's on first use
-        return self._grad_fn is not None or self._requires_grad
+        """True for a leaf marked with ``requires_grad_()``, a result of a recorded op, or a view of a tensor
+        that requires grad: PyTorch's rule for views, which holds even for a view taken under ``no_grad`` or
+        ``inference_mode`` (that one has no ``grad_fn``, and the gradient of what is computed from it stops there)."""
+        base = self._base
+        if base is not None and self._view_version != self._vc.value:
+            return base.requires_grad  # its history will be rebuilt from the base's on first use
+        return self._grad_fn is not None or self._requires_grad or (base is not None and base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -268,7 +299,9 @@ class Tensor:
     def data(self) -> Tensor:
         """The same storage without history, and with its own version counter (unlike ``detach()``):
         changes made through ``.data`` are invisible to autograd's in-place checks."""
-        return Tensor._make(self._data)
+        t = Tensor._make(self._data)
+        t._is_inference = self._is_inference  # (as a view: an inference tensor's is one, a normal tensor's is not)
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -279,6 +312,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter with this one, cut from the graph."""
         t = Tensor._make(self._data, version_counter=self._vc)
+        t._is_inference = self._is_inference  # (as a view: an inference tensor's is one, a normal tensor's is not)
         return t
 
     def detach_(self) -> Tensor:
@@ -416,6 +450,11 @@ class Tensor:
         memo[id(self)] = new
         return new
 
+    def __reduce_ex__(self, protocol):
+        """Pickling (the batches DataLoader workers send, multiprocessing queues): the values and ``requires_grad``,
+        rebuilt as a leaf. History, ``.grad`` and being a view do not cross, as in PyTorch."""
+        return (_rebuild_tensor, (type(self), self._data, self.requires_grad))
+
     def __repr__(self) -> str:
         from ._tensor_str import format_tensor
         return format_tensor(self)
@@ -432,6 +471,13 @@ class Tensor:
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
         xp = backend.namespace_of(self._data)
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _rebuild_tensor(cls, data, requires_grad: bool) -> Tensor:
+    t = cls._make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -31,9 +31,10 @@ from ..backend import from_np
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
 from .graph import AccumulateGrad, GradientEdge, gradient_edge
+from .profiler import _state as _profiling
 
 __all__ = ["BackwardStep", "backward_steps", "run_node", "run_to_end", "sum_to", "current_graph_task_id",
-           "will_engine_execute_node"]
+           "will_engine_execute_node", "is_checkpoint_valid"]
 
 _Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this package)
 
@@ -98,7 +99,9 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
         index = 0
         while ready:
             node = heapq.heappop(ready)[2]
-            step = run_node(node, buffers.pop(node), index, task)
+            recorder = _profiling.active  # a profiler records this thread: it times the node (autograd/profiler.py)
+            step = run_node(node, buffers.pop(node), index, task) if recorder is None else \
+                recorder.node(run_node, node, buffers.pop(node), index, task)
             for grad, (child, nr) in zip(step.grad_inputs, node.next_functions):
                 if child is None or (needed is not None and child not in needed):
                     continue
@@ -433,3 +436,11 @@ def will_engine_execute_node(node) -> bool:
         raise RuntimeError("will_engine_execute_node can only be called during the backward pass (from a hook)")
     task = stack[-1]
     return node in task.dependencies if task.needed is None else node in task.needed
+
+
+def is_checkpoint_valid() -> bool:
+    """Whether the pass running now (if any) runs every node it reaches and accumulates into ``.grad``: a
+    ``backward()`` without ``inputs=``. A reentrant checkpoint needs it, because its node runs a backward of its
+    own that writes into ``.grad`` (PyTorch's ``torch.autograd._is_checkpoint_valid``)."""
+    stack = _tasks.stack
+    return not stack or (stack[-1].executing is None and stack[-1].accumulate)

@@ -279,7 +279,7 @@ class Function(metaclass=FunctionMeta):
         Node.__init__(ctx)
         ctx._arg_is_tensor = tuple(_is_tensor(a) for a in args)
         ctx.needs_input_grad = tuple(is_t and a.requires_grad for is_t, a in zip(ctx._arg_is_tensor, args))
-        executable = _gm._state.grad_enabled and any(ctx.needs_input_grad)
+        executable = _gm._state.grad_enabled and not _gm._state.inference and any(ctx.needs_input_grad)
         if executable:
             ctx.next_functions = tuple(gradient_edge(a) if is_t else (None, 0) for is_t, a in zip(ctx._arg_is_tensor, args))
         with _gm.no_grad():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]
@@ -32,12 +33,24 @@ def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
+_CLASS_WARNING = ("Decorating classes is deprecated and will be disabled in future versions. You should only decorate "
+                  "functions or methods. To preserve the current behavior of class decoration, you can directly "
+                  "decorate the `__init__` method and nothing else.")
+
+
 class _Mode:
-    """Base of the grad-mode context managers; subclasses set ``_enter`` and ``_exit``."""
+    """Base of the grad-mode context managers; subclasses set ``_enter``.
+
+    An instance decorates a function (it runs in the mode), a generator function (its body runs in the
+    mode, the caller between two items in its own) or, as PyTorch still allows with a ``FutureWarning``, a
+    class: the result is then a function that constructs the class in the mode.
+    """
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise TypeError(f"{type(self).__name__} decorates functions, not classes")
+            warnings.warn(_CLASS_WARNING, FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731  (PyTorch's wrapper, as it writes it)
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):
@@ -81,19 +94,30 @@ class _Mode:
         _state.grad_enabled, _state.inference = self._saved
 
 
-class no_grad(_Mode):
+class _BareDecoratorMode(_Mode):
+    """A mode that also decorates without parentheses: ``@al.no_grad`` as well as ``@al.no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecoratorMode):
     """Context manager and decorator: operations inside are not recorded and save nothing.
 
     Tensors computed inside have ``requires_grad=False``. Optimizers update parameters in place
-    under ``no_grad``, which is why that is allowed on leaves there.
+    under ``no_grad``, which is why that is allowed on leaves there. As a decorator it is written
+    ``@al.no_grad`` or ``@al.no_grad()``.
     """
 
     def _enter(self):
         _state.grad_enabled = False
 
 
-class enable_grad(_Mode):
-    """Context manager and decorator that turns recording back on inside ``no_grad``."""
+class enable_grad(_BareDecoratorMode):
+    """Context manager and decorator (``@al.enable_grad`` or ``@al.enable_grad()``) that turns recording back
+    on inside ``no_grad``."""
 
     def _enter(self):
         _state.grad_enabled = True
@@ -135,8 +159,14 @@ class inference_mode(_Mode):
 
     They have no version counter and can never be saved for backward later, which lets the library
     skip that bookkeeping. ``inference_mode(False)`` turns inference mode off (and gradients on)
-    inside an enclosing ``inference_mode()``, as PyTorch's does.
+    inside an enclosing ``inference_mode()``, as PyTorch's does. As a decorator it is written
+    ``@al.inference_mode``, ``@al.inference_mode()`` or ``al.inference_mode(func)``.
     """
+
+    def __new__(cls, mode_or_orig_func=True):
+        if mode_or_orig_func is None or isinstance(mode_or_orig_func, bool):
+            return super().__new__(cls)
+        return cls()(mode_or_orig_func)
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)

@@ -14,9 +14,11 @@ Nothing is downloaded: the 8x8 handwritten digits ship with the package (``load_
 from __future__ import annotations
 
 from .dataloader import DataLoader, default_collate, default_convert
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split, train_test_split
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split, train_test_split
 from .digits import load_digits
 from .synthetic import make_blobs, make_moons, make_spirals
+from .worker import WorkerInfo, get_worker_info
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "train_test_split", "DataLoader",
+__all__ = ["Dataset", "IterableDataset", "get_worker_info", "WorkerInfo", "TensorDataset", "Subset", "ConcatDataset",
+           "random_split", "train_test_split", "DataLoader",
            "default_collate", "default_convert", "make_moons", "make_spirals", "make_blobs", "load_digits"]

@@ -1,12 +1,21 @@
-"""``DataLoader``: batches from a dataset, in order or shuffled, and the default way to stack them.
+"""``DataLoader``: batches from a dataset, in order or shuffled, in this process or in worker processes, and
+the default way to stack samples into a batch.
 
-Everything runs in the calling process (``num_workers=0``): loading here is indexing into tensors
-that are already in memory, so workers would add cost without speed.
+With ``num_workers=0`` (the default) everything runs in the calling process. With ``num_workers > 0`` the
+batches are made by that many worker processes, as in PyTorch (:mod:`.worker` is what runs in one,
+:mod:`._multiprocessing` what the main process does): the loader hands each worker batches of indices in turn,
+keeps ``prefetch_factor`` batches per worker in flight, and yields the batches in order. For data already in
+memory, workers cost more than they save; they pay off when producing a sample takes time (reading files,
+decoding, augmenting). A map-style dataset is indexed (``dataset[i]``); an :class:`~.dataset.IterableDataset`
+is iterated, each worker over its own copy (use :func:`~.worker.get_worker_info` to split the work).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import multiprocessing
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from numbers import Number
 
@@ -16,6 +25,7 @@ from .. import creation
 from ..creation import Generator
 from ..ops.join import stack
 from ..tensor import Tensor
+from .dataset import IterableDataset
 
 __all__ = ["DataLoader", "default_collate", "default_convert"]
 
@@ -76,6 +86,13 @@ class DataLoader:
     ``shuffle=True`` draws a new order each epoch from ``generator`` (the global generator by default,
     so ``al.manual_seed`` makes runs repeatable); ``drop_last`` drops a final, smaller batch;
     ``sampler`` gives the order of indices explicitly; ``batch_size=None`` yields samples one by one.
+
+    Worker processes (see the module docstring): ``num_workers``, ``prefetch_factor`` (batches in flight per
+    worker, 2 by default), ``persistent_workers`` (keep the workers from one epoch to the next),
+    ``worker_init_fn(worker_id)``, ``timeout`` (seconds to wait for a batch; 0: no limit), ``multiprocessing_context``
+    (``'fork'``, ``'spawn'``, ``'forkserver'`` or a context), ``in_order=False`` (yield batches as they come).
+    Each worker seeds Python's, NumPy's and autograd_lab's generators with ``base_seed + worker_id``, the base seed
+    drawn from ``generator`` each epoch. ``pin_memory`` is accepted: there is no page-locked memory to use here.
     """
 
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None, sampler=None,
@@ -83,11 +100,12 @@ class DataLoader:
                  pin_memory: bool = False, drop_last: bool = False, timeout: float = 0, worker_init_fn=None,
                  multiprocessing_context=None, generator: Generator | None = None, *, prefetch_factor=None,
                  persistent_workers: bool = False, pin_memory_device: str = "", in_order: bool = True) -> None:
-        # pin_memory, timeout, worker_init_fn, multiprocessing_context, prefetch_factor, persistent_workers,
-        # pin_memory_device and in_order concern worker processes or GPUs: accepted for PyTorch code, no effect here
-        if num_workers != 0:
-            raise ValueError(f"num_workers={num_workers}: autograd_lab's DataLoader loads in the calling process only "
-                             "(pass num_workers=0)")
+        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        if isinstance(dataset, IterableDataset):
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, but got "
+                                     f"{name}={value}")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
@@ -105,38 +123,56 @@ class DataLoader:
         self.batch_sampler = batch_sampler
         self.drop_last = drop_last
         self.generator = generator
-        self.num_workers = 0
-        auto_batching = batch_size is not None or batch_sampler is not None
-        self.collate_fn = collate_fn or (default_collate if auto_batching else default_convert)
+        self.num_workers = num_workers
+        self.prefetch_factor = (2 if prefetch_factor is None else prefetch_factor) if num_workers > 0 else None
+        self.persistent_workers = persistent_workers
+        self.worker_init_fn = worker_init_fn
+        self.timeout = timeout
+        self.in_order = in_order
+        self.multiprocessing_context = _context(multiprocessing_context, num_workers)
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        if pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", UserWarning, stacklevel=2)
+        self.auto_collation = batch_size is not None or batch_sampler is not None
+        self.collate_fn = collate_fn or (default_collate if self.auto_collation else default_convert)
+        self._iterator = None  # the workers' iterator, kept between epochs with persistent_workers
 
     def _indices(self) -> Iterator[int]:
         if self.sampler is not None:
             return iter(self.sampler)
         if self.shuffle:
             rng = (self.generator or creation.default_generator)._rng
-            return iter(rng.permutation(len(self.dataset)).tolist())
+            return iter(rng.permutation(len(self.dataset)).tolist())  # (drawn now: before a worker's base seed)
         return iter(range(len(self.dataset)))
 
-    def _batches_of_indices(self) -> Iterator[list[int]]:
+    def _batches_of_indices(self) -> Iterator:
+        """What each fetch is given: a list of indices per batch, one index per sample without batching, and for
+        an ``IterableDataset`` placeholders (``None``) that only count the samples."""
+        if isinstance(self.dataset, IterableDataset):
+            return itertools.repeat(None if self.batch_size is None else [None] * self.batch_size)
         if self.batch_sampler is not None:
-            yield from self.batch_sampler
-            return
-        batch: list[int] = []
-        for index in self._indices():
-            batch.append(index)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+            return iter(self.batch_sampler)
+        if self.batch_size is None:
+            return self._indices()
+        return _batched(self._indices(), self.batch_size, self.drop_last)
+
+    def _fetcher_factory(self) -> _FetcherFactory:
+        return _FetcherFactory(isinstance(self.dataset, IterableDataset), self.auto_collation, self.collate_fn,
+                               self.drop_last)
 
     def __iter__(self) -> Iterator:
-        if self.batch_size is None and self.batch_sampler is None:
-            for index in self._indices():
-                yield self.collate_fn(self.dataset[index])
-            return
-        for indices in self._batches_of_indices():
-            yield self.collate_fn([self.dataset[i] for i in indices])
+        if self.num_workers == 0:
+            return _single_process_batches(self, self._batches_of_indices())
+        from ._multiprocessing import MultiProcessingIter
+        if self.persistent_workers and self._iterator is not None:
+            self._iterator.reset(self._batches_of_indices())
+            return self._iterator
+        iterator = MultiProcessingIter(self)
+        if self.persistent_workers:
+            self._iterator = iterator
+        return iterator
 
     def __len__(self) -> int:
         if self.batch_sampler is not None:
@@ -145,3 +181,103 @@ class DataLoader:
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+
+
+def _batched(indices: Iterator[int], size: int, drop_last: bool) -> Iterator[list[int]]:
+    batch: list[int] = []
+    for index in indices:
+        batch.append(index)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch
+
+
+def _single_process_batches(loader: DataLoader, batches_of_indices: Iterator) -> Iterator:
+    fetcher = loader._fetcher_factory()(loader.dataset)
+    for indices in batches_of_indices:
+        try:
+            batch = fetcher.fetch(indices)
+        except StopIteration:  # an IterableDataset ran out
+            return
+        yield batch
+
+
+# -- fetching a batch: the same in this process and in a worker --------------------------------------
+class _FetcherFactory:
+    """Makes the fetcher of a dataset (picklable, so that a spawned worker can make its own)."""
+
+    def __init__(self, iterable: bool, auto_collation: bool, collate_fn, drop_last: bool) -> None:
+        self.iterable, self.auto_collation, self.collate_fn, self.drop_last = iterable, auto_collation, collate_fn, \
+            drop_last
+
+    def __call__(self, dataset):
+        kind = _IterableFetcher if self.iterable else _MapFetcher
+        return kind(dataset, self.auto_collation, self.collate_fn, self.drop_last)
+
+
+class _MapFetcher:
+    def __init__(self, dataset, auto_collation: bool, collate_fn, drop_last: bool) -> None:
+        self.dataset, self.auto_collation, self.collate_fn = dataset, auto_collation, collate_fn
+
+    def fetch(self, indices):
+        if self.auto_collation:
+            getitems = getattr(self.dataset, "__getitems__", None)
+            return self.collate_fn(getitems(indices) if getitems else [self.dataset[i] for i in indices])
+        return self.collate_fn(self.dataset[indices])
+
+
+class _IterableFetcher:
+    """Takes samples from one iterator over the dataset; ``StopIteration`` once it is exhausted."""
+
+    def __init__(self, dataset, auto_collation: bool, collate_fn, drop_last: bool) -> None:
+        self.samples = iter(dataset)
+        self.auto_collation, self.collate_fn, self.drop_last = auto_collation, collate_fn, drop_last
+        self.ended = False
+
+    def fetch(self, placeholders):
+        if self.ended:
+            raise StopIteration
+        if not self.auto_collation:
+            return self.collate_fn(next(self.samples))
+        batch = list(itertools.islice(self.samples, len(placeholders)))
+        if len(batch) < len(placeholders):
+            self.ended = True
+        if not batch or (self.drop_last and len(batch) < len(placeholders)):
+            raise StopIteration
+        return self.collate_fn(batch)
+
+
+# -- checking the worker options ---------------------------------------------------------------------
+def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers) -> None:
+    if num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to "
+                         "enable multiprocessing, otherwise set prefetch_factor to None.")
+    if prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+
+
+def _context(context, num_workers: int):
+    """The multiprocessing context the workers start in (the platform's default when none is given)."""
+    if context is None:
+        return None
+    if num_workers == 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers > 0), but "
+                         f"got num_workers={num_workers}")
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError("multiprocessing_context option should specify a valid start method in "
+                             f"{methods!r}, but got multiprocessing_context={context!r}")
+        return multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError("multiprocessing_context option should be a valid context object or a string specifying the "
+                        f"start method, but got multiprocessing_context={context}")
+    return context

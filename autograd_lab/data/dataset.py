@@ -16,7 +16,8 @@ from .. import creation
 from ..creation import Generator, default_generator
 from ..tensor import Tensor
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "train_test_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
+           "train_test_split"]
 
 
 class Dataset:
@@ -28,6 +29,22 @@ class Dataset:
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """Base class of datasets that are iterated rather than indexed (a stream, a generator of samples): subclasses
+    define ``__iter__``. A ``DataLoader`` with workers iterates one copy per worker, so each worker would yield
+    every sample: split the work in ``__iter__`` with :func:`~autograd_lab.data.get_worker_info`::
+
+        def __iter__(self):
+            info = al.data.get_worker_info()
+            start, step = (0, 1) if info is None else (info.id, info.num_workers)
+            return iter(range(start, self.n, step))
+    """
+
+    def __iter__(self):
+        raise NotImplementedError(f"Subclasses of IterableDataset should implement __iter__ ({type(self).__name__} "
+                                  "does not): yield the samples")
 
 
 class TensorDataset(Dataset):

@@ -1,6 +1,6 @@
 """``Module``: the base class of layers and models. It registers parameters, buffers and sub-modules
 as they are assigned (``self.fc = Linear(...)``), walks them recursively, saves and loads them as a
-``state_dict``, switches train/eval mode, and runs forward hooks around ``forward``.
+``state_dict``, switches train/eval mode, and runs hooks around ``forward`` (:mod:`.module_hooks`).
 
 With module tagging on (``set_module_tagging(True)``; importing the lab does it), each call also names
 the graph nodes its forward made: ``node.metadata['module']`` is the module's qualified name.
@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 
 from .. import backend
 from ..autograd.grad_mode import no_grad
-from ..autograd.graph import RemovableHandle, _add_hook
 from ..tensor import Tensor
 from . import tagging
+from .module_hooks import ModuleHooks
 from .parameter import Parameter
 from .tagging import is_module_tagging_enabled, set_module_tagging
 
@@ -38,8 +38,10 @@ def _indent(text: str, spaces: int) -> str:
     return lines[0] if len(lines) == 1 else lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class Module:
-    """Base class of every layer and model: subclass it, assign layers in ``__init__``, write ``forward``."""
+class Module(ModuleHooks):
+    """Base class of every layer and model: subclass it, assign layers in ``__init__``, write ``forward``.
+
+    Its hooks (forward, backward) and what a call runs are in :mod:`autograd_lab.nn.module_hooks`."""
 
     training: bool
     _version = 1
@@ -55,6 +57,9 @@ class Module:
         setattr_(self, "_forward_pre_hooks_with_kwargs", set())
         setattr_(self, "_forward_hooks", OrderedDict())
         setattr_(self, "_forward_hooks_with_kwargs", set())
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)  # True/False once a full/non-full backward hook is registered
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -386,63 +391,11 @@ class Module:
         else:
             module._buffers[name] = value
 
-    # -- calling and hooks ----------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
-                                  ) -> RemovableHandle:
-        """Call ``hook(module, args)`` before ``forward``; a non-None result replaces the arguments.
-
-        With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and returns ``(args, kwargs)``.
-        """
-        handle = _add_hook(self._forward_pre_hooks, hook)
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs.add(handle.id)
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
-                              ) -> RemovableHandle:
-        """Call ``hook(module, args, output)`` after ``forward``; a non-None result replaces the output.
-
-        With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs, output)``.
-        """
-        handle = _add_hook(self._forward_hooks, hook)
-        if with_kwargs:
-            self._forward_hooks_with_kwargs.add(handle.id)
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
+    # -- calling (the hooks and _call_impl: nn/module_hooks.py) --------------------------------------
     def __call__(self, *args, **kwargs):
         if tagging.enabled:
             return tagging.call_tagging_nodes(self, args, kwargs)
         return self._call_impl(*args, **kwargs)
-
-    def _call_impl(self, *args, **kwargs):
-        """Forward pre-hooks, ``forward``, forward hooks."""
-        if not self._forward_pre_hooks and not self._forward_hooks:  # no hooks (as PyTorch, decided on entry)
-            return self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                           f"but got {result}.")
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                result = hook(self, args, kwargs, output)
-            else:
-                result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
 
     # -- printing -------------------------------------------------------------------------------
     def extra_repr(self) -> str:

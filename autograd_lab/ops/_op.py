@@ -44,6 +44,7 @@ from operator import itemgetter
 from .. import backend
 from ..autograd import grad_mode as _gm
 from ..autograd.graph import Node, gradient_edge, output_meta
+from ..autograd.profiler import _state as _profiling
 from ..autograd.saved import SavedTensor
 from ..overrides import handle_torch_function, has_torch_function
 from ..tensor import Tensor
@@ -90,7 +91,11 @@ class Op(Node):
         """Run the op on tensors (and Python numbers) and, when an input requires grad, record its node."""
         if has_torch_function(inputs):  # a Tensor subclass that takes ops over (the legacy Variable)
             return handle_torch_function(cls.apply, inputs, params)
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        if _profiling.active is not None:  # a profiler records this thread: it times the op (autograd/profiler.py)
+            return _profiling.active.op(cls, inputs, params)
+        arrays = []
+        for x in inputs:
+            arrays.append(x._data if isinstance(x, Tensor) else x)
         if cls.promotes:
             arrays = _promote(cls, inputs, arrays)
         xp = backend.np if arrays[0].__class__ is _ndarray else _namespace(arrays)
@@ -101,7 +106,9 @@ class Op(Node):
         multi = data.__class__ is tuple
         outputs = _make_views(cls, inputs[0], data, params) if cls.is_view else \
             [Tensor._make(out, output_nr=i) for i, out in enumerate(data)] if multi else [Tensor._make(data)]
-        edges = _edges(inputs) if _gm._state.grad_enabled and outputs[0]._data.dtype.kind == "f" else None
+        state = _gm._state
+        edges = _edges(inputs) if state.grad_enabled and not state.inference and outputs[0]._data.dtype.kind == "f" \
+            else None
         if edges is not None:  # record: one node, the grad_fn of every output
             node = cls(edges, output_meta(data if multi else (data,)))
             if cls._save_plan:
@@ -294,6 +301,8 @@ def _edges(inputs) -> tuple | None:
         edge = (x._grad_fn, x._output_nr) if x._grad_fn is not None and x._base is None else gradient_edge(x)
         if edge[0] is not None:
             recording = True
+        elif x._base is not None and x._base.requires_grad:  # a view taken under no_grad/inference_mode: it requires
+            recording = True  # grad (its base does), so the result does too; its gradient goes nowhere (PyTorch's rule)
         edges.append(edge)
     return tuple(edges) if recording else None
 
@@ -363,11 +372,13 @@ def _make_views(cls, src: Tensor, data, params) -> list:
     """A view op's outputs: they share ``src``'s memory and version counter, and remember how they were taken
     from the base (to replay the view on a gradient, or on the base after an in-place change)."""
     multi = data.__class__ is tuple
+    if src._is_inference:  # a view of an inference tensor is an inference tensor, and no view (PyTorch: no view
+        return [_inference_view(out, i) for i, out in enumerate(data if multi else (data,))]  # metadata, no _base)
     base = src._base if src._base is not None else src
     state = _gm._state
     if src._creation_meta is not None:
         meta = src._creation_meta
-    elif state.inference and not src._is_inference:
+    elif state.inference:
         meta = "inference"
     elif not state.grad_enabled:
         meta = "no_grad"
@@ -380,14 +391,20 @@ def _make_views(cls, src: Tensor, data, params) -> list:
         t._base = base
         t._view_chain = src._view_chain + ((cls, params, i if multi else None),)
         t._view_version = counter.value
-        if src._is_inference or state.inference:
-            t._is_inference = src._is_inference  # a view of a normal tensor stays normal in inference_mode
+        if state.inference:
+            t._is_inference = False  # a view of a normal tensor stays normal in inference_mode
         if multi and meta is None:
             t._creation_meta = ("multi", i, cls.__name__)
         elif meta is not None:
             t._creation_meta = meta
         results.append(t)
     return results
+
+
+def _inference_view(data, output_nr: int) -> Tensor:
+    t = Tensor._make(data, output_nr=output_nr)
+    t._is_inference = True
+    return t
 
 
 def _promote(cls, inputs, arrays):

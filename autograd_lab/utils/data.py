@@ -9,10 +9,13 @@ from ..data import (
     ConcatDataset,
     DataLoader,
     Dataset,
+    IterableDataset,
     Subset,
     TensorDataset,
+    WorkerInfo,
     default_collate,
     default_convert,
+    get_worker_info,
     make_blobs,
     make_moons,
     make_spirals,
@@ -20,5 +23,6 @@ from ..data import (
     train_test_split,
 )
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "train_test_split", "DataLoader",
+__all__ = ["Dataset", "IterableDataset", "get_worker_info", "WorkerInfo", "TensorDataset", "Subset", "ConcatDataset",
+           "random_split", "train_test_split", "DataLoader",
            "default_collate", "default_convert", "make_moons", "make_spirals", "make_blobs"]

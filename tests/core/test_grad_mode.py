@@ -3,7 +3,9 @@ decorators (functions and generators), per thread, nested."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import warnings
 
 import pytest
 
@@ -84,11 +86,84 @@ def test_mode_restored_after_exception():
     assert al.is_grad_enabled()
 
 
-def test_no_grad_decorating_a_class_is_an_error():
-    with pytest.raises(TypeError):
-        @al.no_grad()
-        class C:
-            pass
+def _decorators(lib):
+    """Every way PyTorch lets a mode decorate: (name, the decorator made on demand, the grad mode the decorated
+    code sees). Made on demand: ``set_grad_enabled(False)`` switches gradients off until it decorates."""
+    return [("no_grad", lambda: lib.no_grad, False), ("no_grad()", lambda: lib.no_grad(), False),
+            ("enable_grad", lambda: lib.enable_grad, True), ("enable_grad()", lambda: lib.enable_grad(), True),
+            ("inference_mode", lambda: lib.inference_mode, False),
+            ("inference_mode()", lambda: lib.inference_mode(), False),
+            ("set_grad_enabled(False)", lambda: lib.set_grad_enabled(False), False)]
+
+
+def _decorate_a_class(lib, which: int) -> tuple:
+    name, make, _ = _decorators(lib)[which]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+
+        @make()
+        class Model:
+            def __init__(self, scale):
+                self.grad_enabled = lib.is_grad_enabled()
+                self.scale = scale
+
+    with lib.no_grad() if name.startswith("enable") else contextlib.nullcontext():
+        made = Model(3)
+    return (type(Model).__name__, made.grad_enabled, made.scale, lib.is_grad_enabled(),
+            [(w.category, str(w.message)) for w in caught])
+
+
+@pytest.mark.parametrize("which", range(7))
+def test_decorating_a_class_warns_and_constructs_it_in_the_mode_as_torch(which):
+    torch = pytest.importorskip("torch")
+    expected, seen = _decorate_a_class(torch, which), _decorate_a_class(al, which)
+    assert seen == expected
+    assert seen[0] == "function" and seen[4][0][0] is FutureWarning
+    assert "Decorating classes is deprecated" in seen[4][0][1]
+
+
+def _decorate_functions(lib, which: int) -> tuple:
+    name, make, expected = _decorators(lib)[which]
+    x = lib.ones(2, requires_grad=True)
+
+    def double(t):
+        """Twice t."""
+        return t * 2, lib.is_grad_enabled(), lib.is_inference_mode_enabled()
+
+    def steps(t):
+        yield lib.is_grad_enabled()
+        yield (t * 3).requires_grad
+
+    wrapped, gen = make()(double), make()(steps)
+    with lib.no_grad() if name.startswith("enable") else contextlib.nullcontext():
+        out, grad_on, inference = wrapped(x)
+        items = list(gen(x))
+    assert grad_on is expected
+    return (out.requires_grad, out.is_inference(), grad_on, inference, items, wrapped.__name__, wrapped.__doc__,
+            lib.is_grad_enabled())
+
+
+@pytest.mark.parametrize("which", range(7))
+def test_every_decorator_form_matches_torch_on_functions_and_generators(which):
+    torch = pytest.importorskip("torch")
+    assert _decorate_functions(al, which) == _decorate_functions(torch, which)
+
+
+def test_bare_decorators_and_inference_mode_of_a_function():
+    x = al.ones(1, requires_grad=True)
+
+    @al.no_grad
+    def f(t):
+        return t * 2
+
+    @al.inference_mode
+    def g(t):
+        return t * 2
+
+    assert not f(x).requires_grad and g(x).is_inference()
+    h = al.inference_mode(lambda t: t * 2)
+    assert h(x).is_inference() and not al.is_inference_mode_enabled()
+    assert isinstance(al.inference_mode(False), al.inference_mode) and isinstance(al.no_grad(), al.no_grad)
 
 
 # -- set_grad_enabled ------------------------------------------------------------------------------

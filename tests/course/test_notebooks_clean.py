@@ -17,12 +17,13 @@ import pytest
 from autograd_lab.course.store import problems
 
 NOTEBOOKS_DIR = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+# the lessons (NN_name.ipynb), then the build-your-own track (build_it/bN_name.ipynb)
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted(NOTEBOOKS_DIR.glob("build_it/b[0-9]_*.ipynb"))
 
 MAX_OUTPUT_BYTES = 200_000  # one output (all its MIME types together)
 MAX_NOTEBOOK_BYTES = 1_500_000
 ABSOLUTE_PATHS = re.compile(r"(/work/|/tmp/|/root/|/home/[^/\s]+/|[A-Za-z]:\\\\Users\\\\)")
-WIDGET_STATE_KEY = "widgets"  # nbconvert stores live widget models (with the lab's 1.5 MB front end) under this key
+WIDGET_STATE_KEY = "widgets"  # nbconvert stores live widget models (with the lab's front end) under this key
 
 # Each section of the autograd notes (https://pytorch.org/docs/stable/notes/autograd.html) -> the notebook that
 # teaches it (by number prefix) and the names its code cells must use, so that a section cannot silently lose
@@ -103,9 +104,10 @@ def test_notes_section_is_covered(section):
 
 
 def test_every_notebook_has_its_checkers():
-    """A notebook that calls check.ex_NN_K has those checkers in autograd_lab.course.exNN."""
+    """A notebook that calls check.ex_NN_K (or check.ex_bN_K) has those checkers in autograd_lab.course.exNN
+    (or exbN)."""
     from autograd_lab.course import check
     for path in NOTEBOOKS:
         code = "\n".join(_source(cell) for cell in _code_cells(_load(path)))
-        for name in sorted(set(re.findall(r"check\.(ex_\d\d_\d+)", code))):
+        for name in sorted(set(re.findall(r"check\.(ex_(?:\d\d|b\d)_\d+)", code))):
             assert callable(getattr(check, name)), f"{path.name} calls check.{name}, which is not a function"

@@ -16,7 +16,7 @@ pytest.importorskip("myst_nb", reason="the docs build needs the docs extra: pip 
 pytest.importorskip("furo", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("build_it/*.ipynb"))
 REMOVED = {"remove-cell", "remove-output", "remove_cell", "remove_output"}  # tags that hide a cell's output
 
 API_MODULES = [
@@ -25,7 +25,7 @@ API_MODULES = [
     "autograd_lab.autograd.function", "autograd_lab.autograd.functional", "autograd_lab.autograd.saved",
     "autograd_lab.autograd.gradcheck", "autograd_lab.autograd.anomaly", "autograd_lab.autograd.grad_mode",
     "autograd_lab.nn", "autograd_lab.nn.module", "autograd_lab.nn.functional", "autograd_lab.optim",
-    "autograd_lab.data", "autograd_lab.lab", "autograd_lab.lab.stepper", "autograd_lab.models",
+    "autograd_lab.data", "autograd_lab.lab", "autograd_lab.lab.stepper", "autograd_lab.lab.protocol", "autograd_lab.models",
     "autograd_lab.course", "autograd_lab.course.check", "autograd_lab.legacy", "autograd_lab.legacy.variable",
 ]
 
@@ -62,9 +62,10 @@ def test_every_notebook_is_rendered_with_its_stored_outputs(site):
     assert NOTEBOOKS, "notebooks/ holds no notebook to render"
     course = (site / "course.html").read_text(encoding="utf-8")
     for path in NOTEBOOKS:
-        page = site / "notebooks" / f"{path.stem}.html"
+        name = path.relative_to(ROOT / "notebooks").with_suffix(".html").as_posix()  # e.g. build_it/b1_....html
+        page = site / "notebooks" / name
         assert page.is_file(), f"{path.name} was not rendered"
-        assert f'href="notebooks/{path.stem}.html"' in course, f"{path.name} is not listed on the course page"
+        assert f'href="notebooks/{name}"' in course, f"{path.name} is not listed on the course page"
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         with_outputs = sum(1 for c in cells if c["cell_type"] == "code" and c.get("outputs")
                            and not REMOVED & set(c.get("metadata", {}).get("tags", [])))
@@ -73,7 +74,7 @@ def test_every_notebook_is_rendered_with_its_stored_outputs(site):
 
 
 def test_no_page_embeds_a_widget_view_it_cannot_run(site):
-    for page in (site / "notebooks").glob("*.html"):
+    for page in (site / "notebooks").glob("**/*.html"):
         assert "application/vnd.jupyter.widget-view+json" not in page.read_text(encoding="utf-8"), page.name
 
 

@@ -176,11 +176,6 @@ def test_loader_argument_errors_match_torch(kwargs, message):
         DataLoader(range(4), **kwargs)
 
 
-def test_workers_are_refused_with_an_explanation():
-    with pytest.raises(ValueError, match="num_workers=2.*calling process"):
-        DataLoader(range(4), num_workers=2)
-
-
 def epoch_order(loader) -> list[int]:
     return [int(v) for _, idx in loader for v in idx.tolist()]
 

@@ -1,0 +1,154 @@
+"""What the checkers of the build-your-own track (``notebooks/build_it/``) share.
+
+The learner's engine is NumPy code in their notebook: a ``Tensor`` class whose operators call op functions
+(``add``, ``mul``...), nodes with ``name()``, ``next_functions`` and ``backward(grad)``, and the functions the
+notebooks build (``gradient_edge``, ``record``, ``topological_order``, ``backward``...). The checkers run that
+code on small cases chosen to expose the usual mistakes and compare with autograd_lab, which serves as the
+reference: every expected gradient below is autograd_lab's, in float64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import autograd_lab as al
+
+from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
+
+__all__ = ["FakeNode", "make_tensor", "run", "reference_grads", "grads_of_node", "compare_grad", "leaf_grad",
+           "missing_class", "first_problem", "first_failure", "finish", "describe"]
+
+
+def describe(value: Any) -> str:
+    """A learner's value in a message, without object addresses: a node by its name(), a tuple item by item."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(describe(item) for item in value) + ("," if len(value) == 1 else "") + ")"
+    name = getattr(value, "name", None)
+    if callable(name) and not isinstance(value, type):
+        try:
+            return f"<{name()}>"
+        except Exception:  # noqa: BLE001 - a broken name() still gets described
+            pass
+    text = repr(value)
+    return text if " at 0x" not in text and len(text) <= 60 else f"a {type(value).__name__}"
+
+
+def first_problem(*problems: Feedback | None) -> Feedback | None:
+    """The first of ``problems`` that is not None. (A failed Feedback is falsy, so ``a or b`` would skip it.)"""
+    return next((problem for problem in problems if problem is not None), None)
+
+
+def first_failure(*checks: Callable[[], Feedback | None]) -> Feedback | None:
+    """Runs ``checks`` in order (each returns None when all is well) and returns the first feedback."""
+    for check in checks:
+        problem = check()
+        if problem is not None:
+            return problem
+    return None
+
+
+def finish(problem: Feedback | None, message: str) -> Feedback:
+    """``problem`` if there is one, otherwise a pass with ``message``."""
+    return problem if problem is not None else passed(message)
+
+
+class FakeNode:
+    """A node with PyTorch's introspection only (``name()``, ``next_functions``), for graph-walking exercises."""
+
+    def __init__(self, label: str, *inputs: FakeNode | None) -> None:
+        self.label = label
+        self.next_functions = tuple((node, 0) for node in inputs)
+
+    def name(self) -> str:
+        return self.label
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+def missing_class(Tensor: Any) -> Feedback | None:  # noqa: N803 - the learner's class, named as in the notebook
+    """Feedback when the learner's ``Tensor`` class was not passed (or is not a class)."""
+    if is_placeholder(Tensor):
+        return not_answered("your Tensor class")
+    if not isinstance(Tensor, type):
+        return failed(f"the second argument should be your Tensor class; got {type(Tensor).__name__}.")
+    return None
+
+
+def make_tensor(Tensor: type, values: Any, requires_grad: bool = False) -> tuple[Any, Feedback | None]:  # noqa: N803
+    """``Tensor(values, requires_grad=...)`` with the learner's class; an exception becomes feedback."""
+    return call_learner(lambda: Tensor(np.array(values, dtype=np.float64), requires_grad=requires_grad),
+                        what="Tensor(...)")
+
+
+def run(fn: Callable[[], Any], what: str, hint: str = "") -> tuple[Any, Feedback | None]:
+    """Runs ``fn()``; an exception becomes feedback naming ``what`` (with a hint for the usual causes)."""
+    result, error = call_learner(fn, what=what)
+    if error is not None:
+        text = error.message
+        if "_saved_" in text and isinstance(text, str) and "attribute" in text:
+            text += ("\nHint: a node has only what its op function passed to record(..., name=value); read it with "
+                     "saved(self, 'name'), using that name.")
+        elif "RecursionError" in text or "recursion" in text:
+            text += ("\nHint: Python stops at about 1000 nested calls. Walk the graph with a list used as a stack "
+                     "(append and pop) instead of a function that calls itself.")
+        if hint:
+            text += "\n" + hint
+        return None, failed(text)
+    return result, None
+
+
+def reference_grads(fn: Callable[..., al.Tensor], arrays: Sequence[np.ndarray],
+                    upstream: np.ndarray | None = None) -> list[np.ndarray]:
+    """autograd_lab's gradients of ``fn(*tensors)`` (times ``upstream``, or summed) for each array, in float64."""
+    tensors = [al.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
+    out = fn(*tensors)
+    seed = al.tensor(upstream) if upstream is not None else al.ones_like(out)
+    return [g.numpy() for g in al.autograd.grad(out, tensors, grad_outputs=seed)]
+
+
+def grads_of_node(node: Any, grad: np.ndarray, label: str) -> tuple[tuple | None, Feedback | None]:
+    """Calls the learner's ``node.backward(grad)``: one gradient per input, as a tuple, or feedback."""
+    if node is None:
+        return None, failed(f"{label} has no grad_fn, although its input requires grad: it was not recorded.")
+    edges = getattr(node, "next_functions", ())
+    grads, error = run(lambda: node.backward(grad.copy()), what=f"{node.name()}.backward")
+    if error is not None:
+        return None, error
+    if grads is None:
+        return None, failed(f"{node.name()}.backward returned None: return one gradient per input, as a tuple "
+                            f"({len(edges)} here).")
+    if isinstance(grads, np.ndarray) or not isinstance(grads, (tuple, list)):
+        return None, failed(f"{node.name()}.backward returned a {type(grads).__name__}, not a tuple: with one input, "
+                            "write return (grad_x,) with the comma.")
+    if len(grads) != len(edges):
+        return None, failed(f"{node.name()}.backward returned {len(grads)} gradient(s) but the node has {len(edges)} "
+                            "input(s): one gradient per input, in the order of next_functions.")
+    return tuple(grads), None
+
+
+def compare_grad(name: str, got: Any, expected: np.ndarray, upstream: np.ndarray | None = None) -> Feedback:
+    """``compare_arrays`` against autograd_lab, with a hint when the upstream gradient was left out."""
+    if got is None:
+        return failed(f"{name} is None, but autograd_lab gives {np.round(expected, 4).tolist()}: no gradient reached "
+                      "it.")
+    result = compare_arrays(name, got, expected, reference="autograd_lab", rtol=1e-6, atol=1e-9)
+    if result or upstream is None or got is None:
+        return result
+    try:
+        got_a = np.asarray(got, dtype=np.float64)
+        if got_a.shape == expected.shape and np.allclose(got_a * upstream, expected, rtol=1e-6, atol=1e-9):
+            return failed(result.message + "\nHint: multiply by grad, the gradient that arrives from above (the "
+                          "chain rule): your values are the local derivative alone.")
+    except (TypeError, ValueError):
+        pass
+    return result
+
+
+def leaf_grad(tensor: Any) -> np.ndarray | None:
+    """A learner leaf's ``.grad`` as an array (None when it has none)."""
+    grad = getattr(tensor, "grad", None)
+    return None if grad is None else np.asarray(grad, dtype=np.float64)
