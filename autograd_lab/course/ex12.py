@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import autograd_lab as al
 from autograd_lab import nn
 

@@ -1,4 +1,4 @@
-"""The exercise checkers of notebooks 14-16: a right answer passes, each common mistake fails with feedback naming it,
+"""The exercise checkers of notebooks 12 and 14-16: a right answer passes, each common mistake fails with feedback naming it,
 and an untouched placeholder asks for an answer. Reference semantics are checked against PyTorch where it has them."""
 
 from __future__ import annotations
@@ -147,3 +147,12 @@ def test_16_2_unreached():
         return [name for name, p in model.named_parameters() if p.grad is None]
 
     assert_fails(check.ex_16_2(by_backward), "ran backward")
+
+
+# -- 12 checkpointing (its exercise came with the course's style) ------------------------------------------------------
+def test_12_1_half_checkpointed():
+    assert_passes(check.ex_12_1(5, 12))
+    assert_fails(check.ex_12_1(9, 16), "2 of 2 wrong", "one buffer", "run again inside backward")
+    assert_fails(check.ex_12_1(10, 12), "actually 5")
+    assert_fails(check.ex_12_1("5", 12), "without quotes")
+    assert_fails(check.ex_12_1(..., 12), "Replace the `...`")
