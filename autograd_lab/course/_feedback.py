@@ -37,10 +37,12 @@ class Feedback:
 
 
 def passed(message: str = "") -> Feedback:
+    """A passed check; ``message`` says what the answer shows (it is printed after ``Correct!``)."""
     return Feedback(True, message)
 
 
 def failed(message: str) -> Feedback:
+    """A failed check; ``message`` says what is wrong and how to fix it (printed after ``Not yet.``)."""
     return Feedback(False, message)
 
 
@@ -50,6 +52,7 @@ def is_placeholder(answer: Any) -> bool:
 
 
 def not_answered(what: str) -> Feedback:
+    """The feedback for an answer still ``...``: asks for ``what`` ("your function", "a number for each...")."""
     return failed(f"Replace the `...` with {what}, then run the cell again.")
 
 
@@ -65,12 +68,13 @@ def _fmt(x: float) -> str:
 
 
 def compare_arrays(name: str, got: Any, expected: Any, *, rtol: float = 1e-4, atol: float = 1e-6,
-                   labels: list[str] | None = None, reference: str = "autograd") -> Feedback:
+                   labels: list[str] | None = None, reference: str = "the expected values") -> Feedback:
     """Compares a learner's ``got`` with ``expected`` element by element, naming the wrong elements.
 
     The message lists the index (or ``labels[flat index]``, e.g. ``"at x=0.5"``), the learner's value and the
     expected one for the first few wrong elements, so that a learner sees *where* their formula goes wrong.
-    ``reference`` names where the expected values come from ("autograd", "the worked-out gradient"...).
+    ``reference`` names where the expected values come from ("autograd", "the worked-out gradient"...): say it, so
+    that the message does not claim a source the values did not come from.
     """
     if is_placeholder(got):
         return not_answered(name)

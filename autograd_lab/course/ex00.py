@@ -25,7 +25,7 @@ def ex_00_1(dg: Callable) -> Feedback:
     got, error = call_learner(dg, al.tensor(POINTS, dtype=al.float64), what="dg")
     if error is not None:
         return error
-    return compare_arrays("dg(x)", got, x.grad, labels=[f"at x={p:g}" for p in POINTS])
+    return compare_arrays("dg(x)", got, x.grad, labels=[f"at x={p:g}" for p in POINTS], reference="autograd")
 
 
 def ex_00_2(central_difference: Callable) -> Feedback:

@@ -40,12 +40,17 @@ def ex_01_1(answers: dict) -> Feedback:
     missing = [key for key in actual if key not in answers or is_placeholder(answers[key])]
     if missing:
         return failed(f"No answer yet for {', '.join(missing)}.")
-    wrong = [key for key in actual if bool(answers[key]) != actual[key]]
+    not_bools = [key for key in actual if not isinstance(answers[key], bool)]
+    if not_bools:
+        shown = ", ".join(f"{key}={answers[key]!r}" for key in not_bools)
+        return failed(f"Answer each with True or False, written without quotes ({shown}): a string such as 'False' "
+                      "is not the boolean False.")
+    wrong = [key for key in actual if answers[key] != actual[key]]
     if not wrong:
         return passed("An output requires grad exactly when at least one input that autograd records requires grad.")
     lines = [f"{len(wrong)} of {len(actual)} predictions are wrong:"]
     for key in wrong:
-        lines.append(f"  {key} = {EXPRESSIONS[key]}: requires_grad is {actual[key]}, you said {bool(answers[key])}")
+        lines.append(f"  {key} = {EXPRESSIONS[key]}: requires_grad is {actual[key]}, you said {answers[key]}")
     return failed("\n".join(lines))
 
 
@@ -53,9 +58,17 @@ def ex_01_2(freeze_body: Callable) -> Feedback:
     """``freeze_body(model)``: freezes every parameter of a SmallCNN except those of its head ``fc``."""
     from autograd_lab import models
     model = models.small_cnn()
+    modules_before = dict(model.named_modules())
+    parameters_before = dict(model.named_parameters())
     _, error = call_learner(freeze_body, model, what="freeze_body")
     if error is not None:
         return error
+    replaced = [name or "the model" for name, module in model.named_modules() if modules_before.get(name) is not module]
+    replaced += [name for name, p in model.named_parameters() if parameters_before.get(name) is not p]
+    if replaced:
+        return failed(f"freeze_body replaced {', '.join(dict.fromkeys(replaced))}: the exercise keeps every layer "
+                      "(the head is pretrained too). Set requires_grad on the existing parameters instead of "
+                      "creating new ones.")
     should_train = {name: name.startswith("fc.") for name, _ in model.named_parameters()}
     wrong = [(name, p.requires_grad) for name, p in model.named_parameters() if p.requires_grad != should_train[name]]
     if wrong:

@@ -12,6 +12,15 @@ import autograd_lab as al
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 
+def count_saved(fn: Callable, *args, what: str) -> tuple:
+    """Calls ``fn(*args)`` and counts the tensors autograd saved for a backward meanwhile (saved-tensor hooks see
+    every one): a result without ``grad_fn`` whose graph was recorded and then cut off (``detach``) shows up here."""
+    saved = []
+    with al.autograd.graph.saved_tensors_hooks(lambda t: saved.append(1) or t, lambda t: t):
+        result, error = call_learner(fn, *args, what=what)
+    return result, error, len(saved)
+
+
 def ex_02_1(evaluate: Callable) -> Feedback:
     """``evaluate(model, x)``: the model's outputs, computed without recording a graph and with the model in eval mode."""
     al.manual_seed(1)
@@ -20,7 +29,7 @@ def ex_02_1(evaluate: Callable) -> Feedback:
     model.eval()
     expected = model(x).detach()
     model.train()
-    out, error = call_learner(evaluate, model, x, what="evaluate")
+    out, error, saved = count_saved(evaluate, model, x, what="evaluate")
     if error is not None:
         return error
     if not isinstance(out, al.Tensor):
@@ -32,6 +41,10 @@ def ex_02_1(evaluate: Callable) -> Feedback:
         recorded = f"its grad_fn is {out.grad_fn.name()}" if out.grad_fn is not None else "it requires grad"
         return failed(f"the output was recorded ({recorded}): run the model inside `with al.no_grad():` "
                       "or `with al.inference_mode():`.")
+    if saved:
+        return failed(f"the output has no grad_fn, but {saved} tensors were saved for a backward while it was computed: "
+                      "a graph was recorded and then cut off (detach?), which costs the memory and time no_grad saves. "
+                      "Run the forward inside `with al.no_grad():` so that nothing is recorded.")
     if model.training:
         return failed("model.eval() was not called (or was undone): Dropout still drops activations, so the outputs "
                       "are random. Call model.eval() before the forward pass.")
@@ -45,10 +58,14 @@ def ex_02_2(sgd_step: Callable) -> Feedback:
     (params[0].sin().sum() + (params[1] ** 2).sum()).backward()
     before = [p.detach().clone().numpy() for p in params]
     grads = [p.grad.numpy().copy() for p in params]
+    versions = [p._version for p in params]
     originals = list(params)
     _, error = call_learner(sgd_step, params, 0.1, what="sgd_step")
     if error is not None:
         return error
+    if all(p is q and np.array_equal(p.detach().numpy(), b) for p, q, b in zip(params, originals, before)):
+        return failed("sgd_step changed no parameter: subtract lr * p.grad from each p in params, in place, "
+                      "under `with al.no_grad():`.")
     for i, (p, original) in enumerate(zip(params, originals)):
         if p is not original:
             return failed(f"params[{i}] was replaced by a new tensor: update it in place (p -= ..., or p.sub_(...)) so "
@@ -58,6 +75,11 @@ def ex_02_2(sgd_step: Callable) -> Feedback:
                           "Do it under `with al.no_grad():`.")
         if not p.requires_grad:
             return failed(f"params[{i}] no longer requires grad: the next forward pass would not train it.")
+        if p._version == versions[i] and not np.array_equal(p.detach().numpy(), before[i]):
+            return failed(f"params[{i}] changed, but its version counter did not: the update went through .data, "
+                          "which hides it from autograd (a graph that saved the parameter would not notice, and "
+                          "backward could return wrong gradients silently). Update p itself under "
+                          "`with al.no_grad():`; the version check then still protects you.")
     for i, p in enumerate(params):
         result = compare_arrays(f"params[{i}]", p, before[i] - 0.1 * grads[i], reference="p - lr * p.grad")
         if not result:
@@ -88,7 +110,7 @@ ALSO_ACCEPTED = {"a": {"inference_mode"}}
 HINTS = {
     "a": "is anything computed here ever differentiated?",
     "b": "the decision to record is a value known only when the function is called.",
-    "c": "nothing here ever enters autograd again, so the strictest, cheapest mode is safe.",
+    "c": "nothing here ever enters autograd again, so the strictest mode, which skips even the bookkeeping, is safe.",
     "d": "only one tensor must stop carrying history; the rest of the loss is still recorded.",
     "e": "this is about how layers compute, not about recording.",
 }

@@ -54,31 +54,44 @@ def _model_forward() -> tuple[al.nn.Module, Callable[[], al.Tensor]]:
     return model, lambda: (model(inputs) ** 2).sum()
 
 
-def ex_04_2(saved_bytes: Callable) -> Feedback:
-    """``saved_bytes(forward)``: runs ``forward()`` and returns how many bytes of tensors autograd saved for backward."""
-    _, forward = _model_forward()
-    expected = 0
+def saved_buffers(forward: Callable) -> list[tuple[int, int]]:
+    """Runs ``forward()`` and lists ``(data_ptr, nbytes)`` of every tensor autograd saves for backward, in order."""
+    seen = []
 
     def pack(tensor):
-        nonlocal expected
-        expected += tensor.nbytes
+        seen.append((tensor.data_ptr(), tensor.nbytes))
         return tensor
 
     with saved_tensors_hooks(pack, lambda t: t):
         forward()
+    return seen
+
+
+def ex_04_2(saved_bytes: Callable) -> Feedback:
+    """``saved_bytes(forward)``: runs ``forward()`` and returns how many bytes of memory the tensors autograd saved for
+    backward hold, each buffer counted once (a tensor saved by two nodes is one buffer)."""
+    _, forward = _model_forward()
+    seen = saved_buffers(forward)
+    expected = sum(dict(sorted(seen, key=lambda pair: pair[1])).values())  # one entry per buffer, its largest size
+    every_save = sum(nbytes for _, nbytes in seen)
     got, error = call_learner(saved_bytes, forward, what="saved_bytes")
     if error is not None:
         return error
-    if not isinstance(got, (int, np.integer)):
+    if not isinstance(got, (int, np.integer)) or isinstance(got, bool):
         return failed(f"saved_bytes should return a whole number of bytes; got {type(got).__name__}")
     if got == expected:
-        return passed(f"{expected} bytes, as counted by autograd's own pack calls.")
-    hint = ""
-    if got * 4 == expected:
+        return passed(f"{expected} bytes in {len(dict(seen))} buffers, although autograd saved {len(seen)} tensors: "
+                      "the tanh output is saved by Tanh (its result) and by the next Linear (its input).")
+    if got == every_save:
+        hint = (f" Yours adds up all {len(seen)} saved tensors, but the tanh output is saved twice (by Tanh and by the "
+                "next Linear) and is one buffer in memory: count each data_ptr() once.")
+    elif got * 4 == expected or got * 4 == every_save:
         hint = " Yours is a quarter of it: count bytes (tensor.nbytes), not elements (each float32 is 4 bytes)."
     elif got == 0:
         hint = " Nothing was counted: run forward() inside `with saved_tensors_hooks(pack, unpack):`."
-    return failed(f"yours is {got} bytes, autograd saved {expected}.{hint}")
+    else:
+        hint = ""
+    return failed(f"yours is {got} bytes; the buffers autograd kept hold {expected}.{hint}")
 
 
 def ex_04_3(pack_hook: Callable, unpack_hook: Callable) -> Feedback:
@@ -90,18 +103,24 @@ def ex_04_3(pack_hook: Callable, unpack_hook: Callable) -> Feedback:
     exact = {name: p.grad.numpy().copy() for name, p in model.named_parameters()}
     model.zero_grad()
     packed_dtypes = []
+    original_dtypes = {}
 
     def spy_pack(tensor):
         packed = pack_hook(tensor)
         if packed is None:
             raise TypeError("pack_hook returned None: return what should be kept (the float16 tensor)")
         packed_dtypes.append(getattr(packed, "dtype", type(packed).__name__))
+        original_dtypes[id(packed)] = tensor.dtype
         return packed
 
     def checked_unpack(packed):
         tensor = unpack_hook(packed)
         if not isinstance(tensor, al.Tensor):
             raise TypeError(f"unpack_hook must return a Tensor, got {type(tensor).__name__}")
+        wanted = original_dtypes.get(id(packed))
+        if wanted is not None and tensor.dtype != wanted:
+            raise TypeError(f"unpack_hook returned a tensor of dtype {tensor.dtype} for one saved as {wanted}: give "
+                            "back the dtype that was saved (.to(al.float32)), or the backward formulas mix dtypes")
         return tensor
 
     try:

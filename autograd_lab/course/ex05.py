@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 import autograd_lab as al
 
-from ._feedback import Feedback, call_learner, compare_arrays, failed, passed
+from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, passed
 
 EX2_X = [1.0, 2.0, -1.0]
 EX2_V = [1.0, 0.5, -2.0]
@@ -16,7 +18,15 @@ def ex_05_2(x_grad) -> Feedback:
     """``x_grad``: x.grad after ``(x ** 3).backward(gradient=v)`` with exercise 2's x and v, worked out by hand."""
     x = al.tensor(EX2_X, requires_grad=True)
     (x ** 3).backward(gradient=al.tensor(EX2_V))
-    return compare_arrays("x.grad", x_grad, x.grad)
+    result = compare_arrays("x.grad", x_grad, x.grad, reference="autograd")
+    if not result and not is_placeholder(x_grad):
+        try:
+            without_v = np.allclose(np.asarray(x_grad, dtype=float), 3 * np.asarray(EX2_X) ** 2)
+        except (TypeError, ValueError):
+            without_v = False
+        if without_v:
+            result.message += "\nHint: that is 3x² alone; backward(gradient=v) multiplies it by v, element by element."
+    return result
 
 
 def _setup():
@@ -26,13 +36,40 @@ def _setup():
     return model, inputs, targets
 
 
+def _grads(model, inputs, targets, scale: float = 1.0) -> dict:
+    """The parameters' gradients of ``scale * mse_loss(model(inputs), targets)``, from a fresh .grad."""
+    model.zero_grad()
+    (al.nn.functional.mse_loss(model(inputs), targets) * scale).backward()
+    grads = {name: p.grad.numpy().copy() for name, p in model.named_parameters()}
+    model.zero_grad()
+    return grads
+
+
+def _slips(model, inputs, targets, parts: int) -> dict[str, dict]:
+    """What ``.grad`` holds after the usual slips, each with its explanation."""
+    full = _grads(model, inputs, targets)
+    last = _grads(model, inputs.chunk(parts)[-1], targets.chunk(parts)[-1])
+    stale = "the .grad left by an earlier step was still there (every gradient is 1 more than it should be): clear " \
+            "the gradients with model.zero_grad() once, before the first part"
+    unscaled = f"each part's loss is the mean over its slice, so the {parts} backward passes add up to {parts} times " \
+               f"the full-batch gradient: divide each part's loss by parts"
+    cleared = "only the last part's gradient is left: model.zero_grad() inside the loop clears what the earlier " \
+              "parts added. Clear once, before the loop"
+    return {
+        stale: {k: g + 1 for k, g in full.items()},
+        f"{unscaled}; and {stale}": {k: parts * g + 1 for k, g in full.items()},
+        unscaled: {k: parts * g for k, g in full.items()},
+        cleared: {k: g / parts for k, g in last.items()},
+        f"{cleared} (and divide each part's loss by parts)": last,
+    }
+
+
 def ex_05_1(accumulate: Callable) -> Feedback:
     """``accumulate(model, inputs, targets, parts)``: leaves in each parameter's ``.grad`` the gradient of the mean
     squared error over the whole batch, computed with ``parts`` backward passes on slices of the batch."""
     model, inputs, targets = _setup()
-    al.nn.functional.mse_loss(model(inputs), targets).backward()
-    expected = {name: p.grad.numpy().copy() for name, p in model.named_parameters()}
-    model.zero_grad()
+    expected = _grads(model, inputs, targets)
+    slips = _slips(model, inputs, targets, 3)
     for p in model.parameters():  # stale gradients from an earlier step: accumulate must not add onto them
         p.grad = al.ones_like(p)
     calls = 0
@@ -52,14 +89,15 @@ def ex_05_1(accumulate: Callable) -> Feedback:
         return error
     if calls != 3:
         return failed(f"accumulate called backward {calls} time(s); with parts=3 it should call it once per part.")
-    for name, p in model.named_parameters():
-        if p.grad is None:
-            return failed(f"{name}.grad is None: did accumulate set the gradients to None after backward?")
-        got = p.grad.numpy()
-        if abs(got - expected[name] - 1).max() < 1e-5:
-            return failed("Every gradient is 1 more than expected: the .grad from a previous step was still there. "
-                          "Clear the gradients (model.zero_grad()) before the first part.")
-        result = compare_arrays(f"{name}.grad", got, expected[name], reference="the full-batch gradient")
+    if any(p.grad is None for p in model.parameters()):
+        missing = [name for name, p in model.named_parameters() if p.grad is None]
+        return failed(f"{missing[0]}.grad is None: did accumulate set the gradients to None after backward?")
+    got = {name: p.grad.numpy() for name, p in model.named_parameters()}
+    for why, grads in slips.items():
+        if all(np.allclose(got[k], grads[k], rtol=1e-4, atol=1e-6) for k in got):
+            return failed(f"Not the full-batch gradient: {why}.")
+    for name, grad in got.items():
+        result = compare_arrays(f"{name}.grad", grad, expected[name], reference="the full-batch gradient")
         if not result:
             return result
     return passed("Three backward passes on thirds of the batch, added up in .grad, give the full-batch gradient.")

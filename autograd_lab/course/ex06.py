@@ -32,7 +32,8 @@ def ex_06_1(clip_hook: Callable) -> Feedback:
                       "Return the clipped gradient.")
     if not isinstance(result, al.Tensor):
         return failed(f"clip_hook should return a Tensor (the new gradient); it returned a {type(result).__name__}.")
-    direct = compare_arrays("clip_hook(grad)", result, np.clip(original, -1.0, 1.0))
+    direct = compare_arrays("clip_hook(grad)", result, np.clip(original, -1.0, 1.0),
+                            reference="the gradient clamped to [-1, 1]")
     if not direct:
         return direct
     # In a graph: the hook on h changes what flows on to x.
@@ -40,7 +41,8 @@ def ex_06_1(clip_hook: Callable) -> Feedback:
     h = x * 1.0
     h.register_hook(clip_hook)
     (h * al.tensor([4.0, -0.5, -2.0])).sum().backward()
-    in_graph = compare_arrays("x.grad (hook registered on h = x * 1)", x.grad, [1.0, -0.5, -1.0])
+    in_graph = compare_arrays("x.grad (hook registered on h = x * 1)", x.grad, [1.0, -0.5, -1.0],
+                              reference="the clipped gradient [1, -0.5, -1]")
     if not in_graph:
         return in_graph
     return passed("clip_hook clips each element to [-1, 1], and in a graph the clipped gradient is what reaches x.")
@@ -128,7 +130,7 @@ def ex_06_3(sgd_in_backward: Callable) -> Feedback:
         if np.allclose(param.detach().numpy(), reference.get_parameter(name).detach().numpy()):
             return failed(f"{name} was not updated: the hook should change the parameter in place, e.g. "
                           "param.sub_(lr * param.grad) (hooks run in no-grad mode, so this is allowed on a leaf).")
-        result = compare_arrays(f"{name} after backward", param, want)
+        result = compare_arrays(f"{name} after backward", param, want, reference="a plain SGD step, param - lr * grad")
         if not result:
             return result
         if param.grad is not None:

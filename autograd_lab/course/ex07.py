@@ -34,6 +34,10 @@ def ex_07_1(predicted: dict) -> Feedback:
     actual = version_puzzle()
     if any(is_placeholder(predicted.get(name)) for name in actual):
         return not_answered("a number for each of " + ", ".join(repr(name) for name in actual))
+    not_ints = [name for name in actual if isinstance(predicted[name], bool) or not isinstance(predicted[name], int)]
+    if not_ints:
+        return failed("Give each version as a whole number without quotes: "
+                      + ", ".join(f"{name}={predicted[name]!r}" for name in not_ints) + ".")
     wrong = [name for name in actual if predicted.get(name) != actual[name]]
     if not wrong:
         return passed("a view shares its base's counter (every in-place op on either bumps both), a clone starts "
@@ -77,7 +81,7 @@ def ex_07_2(fixed: Callable) -> Feedback:
         return failed("fixed(x) returned None: write its body so that it returns the sum, like buggy(x) does.")
     if not isinstance(out, al.Tensor) or out.numel() != 1:
         return failed("fixed(x) should return a single-element tensor (the sum), like buggy(x).")
-    value = compare_arrays("fixed(x)", out.reshape(()), expected.detach())
+    value = compare_arrays("fixed(x)", out.reshape(()), expected.detach(), reference="buggy(x)'s value")
     if not value:
         return value
     if not out.requires_grad:
@@ -89,7 +93,7 @@ def ex_07_2(fixed: Callable) -> Feedback:
                       "\nReplace the in-place op with its out-of-place form (s = s * 2), or clone before changing it.")
     if not np.array_equal(x.detach().numpy(), values.numpy()):
         return failed("fixed(x) changed its input x in place; it should leave x alone.")
-    grad = compare_arrays("x.grad", x.grad, x_ref.grad)
+    grad = compare_arrays("x.grad", x.grad, x_ref.grad, reference="the gradient of sum(2 * sigmoid(x) * x)")
     if not grad:
         return grad
     return passed("same value as buggy(x), and backward now works: x.grad matches.")
@@ -150,9 +154,14 @@ def ex_07_3(answers: dict) -> Feedback:
     """``answers`` maps each name in :data:`SNIPPETS` to True (it raises) or False (it runs)."""
     if is_placeholder(answers) or not isinstance(answers, dict):
         return not_answered("a dict of True/False, one per snippet")
-    unanswered = [name for name in SNIPPETS if not isinstance(answers.get(name), bool)]
+    unanswered = [name for name in SNIPPETS if is_placeholder(answers.get(name))]
     if unanswered:
         return not_answered("True or False for " + ", ".join(unanswered))
+    not_bools = [name for name in SNIPPETS if not isinstance(answers[name], bool)]
+    if not_bools:
+        return failed("Answer each with True or False, written without quotes: "
+                      + ", ".join(f"{name}={answers[name]!r}" for name in not_bools)
+                      + " (a string such as 'False' is not the boolean False).")
     lines = []
     for name, snippet in SNIPPETS.items():
         message = _raises(snippet)

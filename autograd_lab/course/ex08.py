@@ -53,8 +53,24 @@ def gradcheck_feedback(fn, inputs: tuple, what: str) -> Feedback | None:
 
 
 # -- exercise 1: Softplus --------------------------------------------------------------------------------
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return np.exp(-np.logaddexp(0.0, -x))  # 1 / (1 + exp(-x)) without overflow
+
+
+def _slope(out: al.Tensor, x: al.Tensor, scale: float) -> tuple:
+    """d out / d x for ``grad_output = scale``, or the feedback naming why the learner's backward gave none."""
+    try:
+        (slope,) = al.autograd.grad(out, x, al.full_like(out, scale), retain_graph=True, allow_unused=True)
+    except Exception as error:  # noqa: BLE001 - the learner's backward raised
+        return None, failed(f"backward raised {type(error).__name__}: {error}")
+    if slope is None:
+        return None, failed("backward returned None: return grad_output times the derivative of softplus at x.")
+    return slope, None
+
+
 def ex_08_1(Softplus) -> Feedback:  # noqa: N803 - the learner's class
-    """``Softplus.apply(x)`` is ``log(1 + exp(x))``; it saves its input with save_for_backward; gradcheck passes."""
+    """``Softplus.apply(x)`` is ``log(1 + exp(x))``, finite for large x in float32; it saves its input with
+    save_for_backward; its backward multiplies ``grad_output`` by the sigmoid; gradcheck passes."""
     problem = _not_a_function(Softplus, "your Softplus class")
     if problem is not None:
         return problem
@@ -64,18 +80,53 @@ def ex_08_1(Softplus) -> Feedback:  # noqa: N803 - the learner's class
         return problem
     if not isinstance(out, al.Tensor):
         return failed(f"forward should return a Tensor; it returned {type(out).__name__}.")
-    value = compare_arrays("Softplus.apply(x)", out, np.log1p(np.exp(x.detach().numpy())))
+    value = compare_arrays("Softplus.apply(x)", out, np.logaddexp(0.0, x.detach().numpy()), reference="log(1 + exp(x))")
     if not value:
         return value
-    if not out.grad_fn.saved_tensors:
+    if out.grad_fn is None or not out.grad_fn.saved_tensors:
         return failed("forward saved nothing with ctx.save_for_backward. Save x there (not as ctx.x = x): saved "
                       "tensors get the version check and the saved-tensor hooks.")
-    slope = al.autograd.grad(out, x, al.ones_like(out))[0]
-    derivative = compare_arrays("d Softplus(x) / dx", slope, 1 / (1 + np.exp(-x.detach().numpy())))
+    slope, problem = _slope(out, x, 1.0)
+    if problem is not None:
+        return problem
+    derivative = compare_arrays("d Softplus(x) / dx", slope, _sigmoid(x.detach().numpy()), reference="sigmoid(x)")
     if not derivative:
         return derivative
+    doubled, problem = _slope(out, x, 2.0)
+    if problem is not None:
+        return problem
+    if np.allclose(doubled.numpy(), slope.numpy()):
+        return failed("backward ignores grad_output: with grad_output = 2 it returns the same as with 1. The chain rule "
+                      "multiplies: return grad_output * sigmoid(x).")
     problem = gradcheck_feedback(Softplus.apply, (x,), "Softplus")
-    return problem if problem is not None else passed("values, saved input and gradients are right: gradcheck passes.")
+    if problem is not None:
+        return problem
+    return _stable(Softplus)
+
+
+def _stable(Softplus) -> Feedback:  # noqa: N803 - the learner's class
+    """Softplus in float32 at x = -100 and 100: finite values (0 and 100) and slopes (0 and 1)."""
+    far = al.tensor([-100.0, 100.0], requires_grad=True)
+    out, problem = _apply(Softplus, far)
+    if problem is not None:
+        return problem
+    values = out.detach().numpy()
+    if not np.all(np.isfinite(values)):
+        return failed(f"In float32, Softplus.apply gives {values.tolist()} at x = [-100, 100]: exp(100) overflows to "
+                      "inf (float32 stops near 3.4e38, about exp(88.7)). Rewrite it so that nothing large is "
+                      "exponentiated: softplus(x) = max(x, 0) + log1p(exp(-|x|)), which gives 100 at x = 100.")
+    result = compare_arrays("Softplus.apply(x) at x = [-100, 100] in float32", values, [0.0, 100.0],
+                            reference="softplus, computed without overflow")
+    if not result:
+        return result
+    slope, problem = _slope(out, far, 1.0)
+    if problem is not None:
+        return problem
+    if not np.all(np.isfinite(slope.numpy())):
+        return failed(f"In float32 the slope at x = [-100, 100] is {slope.numpy().tolist()}: the backward overflows too. "
+                      "x.sigmoid() (or 1 / (1 + exp(-x))) stays finite; exp(x) / (1 + exp(x)) gives inf / inf = nan.")
+    return passed("values, saved input and gradients are right, gradcheck passes, and it stays finite at x = ±100 "
+                  "in float32.")
 
 
 # -- exercise 2: a Linear layer with needs_input_grad --------------------------------------------------------
@@ -97,7 +148,7 @@ def ex_08_2(Linear) -> Feedback:  # noqa: N803 - the learner's class
     if problem is not None:
         return problem
     value = compare_arrays("Linear.apply(x, weight, bias)", out, x.detach().numpy() @ weight.detach().numpy().T
-                           + bias.detach().numpy())
+                           + bias.detach().numpy(), reference="x @ weight.T + bias")
     if not value:
         return value
     problem = gradcheck_feedback(Linear.apply, (x, weight, bias), "Linear (inputs x, weight, bias)")
@@ -133,9 +184,9 @@ def ex_08_3(ReluWithMask) -> Feedback:  # noqa: N803 - the learner's class
         return failed("forward should return two tensors: (out, mask).")
     out, mask = result
     values = x.detach().numpy()
-    checked = compare_arrays("out", out, np.maximum(values, 0.0))
+    checked = compare_arrays("out", out, np.maximum(values, 0.0), reference="relu(x)")
     if checked:
-        checked = compare_arrays("mask", mask, (values > 0).astype(np.float64))
+        checked = compare_arrays("mask", mask, (values > 0).astype(np.float64), reference="1.0 where x > 0, else 0.0")
     if not checked:
         return checked
     if not mask.is_floating_point():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 import autograd_lab as al
 from autograd_lab.autograd.functional import hvp, jacobian
 
@@ -32,7 +34,8 @@ def ex_09_1(my_jacobian: Callable) -> Feedback:
             return problem
         if got is None:
             return failed("my_jacobian returned None: replace the `...` with code that returns the Jacobian.")
-        result = compare_arrays(f"my_jacobian for {label}", got, jacobian(f, x))
+        result = compare_arrays(f"my_jacobian for {label}", got, jacobian(f, x),
+                                reference="al.autograd.functional.jacobian")
         if not result:
             return result
     return passed("row i of the Jacobian is the gradient of output i: one backward (or grad) call per row.")
@@ -54,7 +57,7 @@ def ex_09_2(my_hvp: Callable) -> Feedback:
             return problem
         if got is None:
             return failed("my_hvp returned None: replace the `...` with code that returns H @ v.")
-        result = compare_arrays(f"my_hvp for {label}", got, hvp(f, x, v)[1])
+        result = compare_arrays(f"my_hvp for {label}", got, hvp(f, x, v)[1], reference="al.autograd.functional.hvp")
         if not result:
             return result
     return passed("differentiating (grad · v) once more gives H v, at the cost of about two backward passes.")
@@ -89,18 +92,24 @@ def ex_09_3(gradient_penalty: Callable) -> Feedback:
     critic = make_critic()
     got, problem = call_learner(gradient_penalty, critic, _points(), what="gradient_penalty(critic, x)")
     if problem is not None:
+        if "does not require grad" in problem.message:
+            problem.message += ("\nHint: the points come in without requires_grad; call x.requires_grad_() before "
+                                "critic(x), so that there is a gradient with respect to x to take.")
         return problem
     if not isinstance(got, al.Tensor) or got.numel() != 1:
         return failed("gradient_penalty should return a single-element tensor (the mean penalty).")
-    value = compare_arrays("gradient_penalty(critic, x)", got.reshape(()), expected.detach(), rtol=1e-4)
+    value = compare_arrays("gradient_penalty(critic, x)", got.reshape(()), expected.detach(), rtol=1e-4,
+                           reference="the reference penalty")
     if not value:
+        if np.isclose(float(got), float(expected) * len(_points()), rtol=1e-4):
+            value.message += f"\nHint: yours is {len(_points())} times the mean: sum over the samples, then divide (.mean())."
         return value
     if not got.requires_grad:
         return failed("the penalty has the right value but no grad_fn, so it cannot train the critic. Compute the "
                       "inner gradient with al.autograd.grad(..., create_graph=True).")
     grads = al.autograd.grad(got, list(critic.parameters()), materialize_grads=True)
     for (name, _), grad, want in zip(critic.named_parameters(), grads, expected_grads):
-        result = compare_arrays(f"d penalty / d {name}", grad, want, rtol=1e-3)
+        result = compare_arrays(f"d penalty / d {name}", grad, want, rtol=1e-3, reference="the reference penalty's gradient")
         if not result:
             return result
     return passed("the penalty and its gradients with respect to every parameter match: a double backward.")

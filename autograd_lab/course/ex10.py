@@ -63,6 +63,40 @@ def _correct_step(model, optimizer, xb, yb) -> float:
     return loss.item()
 
 
+class _Watched:
+    """The learner's optimizer, logging each ``zero_grad`` and ``step`` with whether gradients were there."""
+
+    def __init__(self, optimizer) -> None:
+        self.optimizer, self.calls = optimizer, []
+
+    def _has_grads(self) -> bool:
+        return any(p.grad is not None and bool((p.grad != 0).any()) for group in self.optimizer.param_groups
+                   for p in group["params"])
+
+    def zero_grad(self, *args, **kwargs):
+        self.calls.append(("zero_grad", self._has_grads()))
+        return self.optimizer.zero_grad(*args, **kwargs)
+
+    def step(self, *args, **kwargs):
+        self.calls.append(("step", self._has_grads()))
+        return self.optimizer.step(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self.optimizer, name)
+
+
+def _no_update(calls: list) -> str:
+    """Why a step left the parameters where they were, from the optimizer's log."""
+    steps = [had_grads for name, had_grads in calls if name == "step"]
+    if not steps:
+        return "the parameters did not change: call optimizer.step() after loss.backward()."
+    if any(name == "zero_grad" and had_grads for name, had_grads in calls):
+        return ("optimizer.step() found no gradients: zero_grad() ran after backward and cleared them. The order is "
+                "zero_grad, forward, loss, backward, step.")
+    return ("optimizer.step() ran, but no gradient had reached the parameters: call loss.backward() before step(), on "
+            "a loss computed from model(xb) (a loss built from a detached output has no path back to the model).")
+
+
 def ex_10_2(train_step: Callable) -> Feedback:
     """``train_step(model, optimizer, xb, yb)`` does zero_grad, forward, cross-entropy, backward, step; returns the loss."""
     if is_placeholder(train_step):
@@ -72,7 +106,8 @@ def ex_10_2(train_step: Callable) -> Feedback:
     start = [p.detach().numpy().copy() for p in model.parameters()]
     for step, (xb, yb) in enumerate(batches):
         expected_loss = _correct_step(ref_model, ref_opt, xb, yb)
-        loss, problem = call_learner(train_step, model, optimizer, xb, yb, what="train_step(...)")
+        watched = _Watched(optimizer)
+        loss, problem = call_learner(train_step, model, watched, xb, yb, what="train_step(...)")
         if problem is not None:
             return problem
         if loss is None:
@@ -84,13 +119,13 @@ def ex_10_2(train_step: Callable) -> Feedback:
             return failed(f"step {step}: the loss should be {expected_loss:.5f} (cross_entropy of model(xb) and yb), "
                           f"got {float(loss):.5f}.")
         if step == 0 and all(np.array_equal(p.detach().numpy(), s) for p, s in zip(model.parameters(), start)):
-            return failed("the parameters did not change: call optimizer.step() after loss.backward().")
+            return failed(_no_update(watched.calls))
         for (name, param), ref in zip(model.named_parameters(), ref_model.parameters()):
-            result = compare_arrays(f"{name} after step {step}", param, ref)
+            result = compare_arrays(f"{name} after step {step}", param, ref, reference="two reference SGD steps")
             if not result:
-                if step == 1:
-                    result.message += ("\nThe first step was right, the second is not: did you call "
-                                       "optimizer.zero_grad()? Without it, gradients add up across steps.")
+                if step == 1 and not any(name == "zero_grad" for name, _ in watched.calls):
+                    result.message += ("\nThe first step was right, the second is not: optimizer.zero_grad() was not "
+                                       "called, so the second backward added onto the first one's gradients.")
                 return result
     return passed("zero_grad, forward, loss, backward, step: the parameters match two reference SGD steps.")
 
@@ -108,6 +143,10 @@ def ex_10_3(conv_output_size: Callable) -> Feedback:
         got, problem = call_learner(conv_output_size, size, kernel, stride, padding, what="conv_output_size(...)")
         if problem is not None:
             return problem
+        if isinstance(got, float) and not got.is_integer():
+            return failed(f"conv_output_size({size}, kernel_size={kernel}, stride={stride}, padding={padding}) returned "
+                          f"{got!r}, not a whole number: a layer has a whole number of positions. Use floor division "
+                          "(//), which keeps the positions where the kernel fits entirely.")
         if got != expected:
             return failed(f"conv_output_size({size}, kernel_size={kernel}, stride={stride}, padding={padding}) should "
                           f"be {expected} (what al.nn.Conv2d gives), got {got!r}. Padding adds to both sides; count the "

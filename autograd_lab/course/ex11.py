@@ -1,16 +1,19 @@
 """Checkers for ``11_history_2017_api.ipynb``: inference without ``volatile``, the 2017 names matched with
-today's, and REINFORCE written as a loss, checked against the legacy layer's ``reinforce``."""
+today's, and REINFORCE written as a loss: today's score-function gradient, compared with the legacy layer's
+2017 ``reinforce`` where the two agree (through a softmax)."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
 
+import numpy as np
+
 import autograd_lab as al
 
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
-__all__ = ["ex_11_1", "ex_11_2", "ex_11_3", "OLD", "MODERN", "legacy_reinforce_grad"]
+__all__ = ["ex_11_1", "ex_11_2", "ex_11_3", "OLD", "MODERN", "reinforce_2017", "score_function_grad"]
 
 
 # -- exercise 1: inference without volatile ------------------------------------------------------------------
@@ -30,7 +33,7 @@ def ex_11_1(modern_predict: Callable) -> Feedback:
         return problem
     if out is None:
         return failed("modern_predict returned None: return the model's output.")
-    value = compare_arrays("modern_predict(model, x)", out, expected)
+    value = compare_arrays("modern_predict(model, x)", out, expected, reference="model(x) under al.no_grad()")
     if not value:
         return value
     if out.requires_grad or out.grad_fn is not None:
@@ -85,41 +88,73 @@ def ex_11_2(answer: dict) -> Feedback:
 
 
 # -- exercise 3: REINFORCE as a loss ----------------------------------------------------------------------------------
-def legacy_reinforce_grad(probs: al.Tensor, sample: al.Tensor, reward: float) -> al.Tensor:
-    """The gradient the 2017 API gave: ``sample.reinforce(reward)`` then backward through the sample."""
+def reinforce_2017(leaf: al.Tensor, to_probs: Callable, index: int, reward: float) -> al.Tensor:
+    """The gradient 2017's API gave ``leaf``: ``probs = to_probs(leaf)``, a multinomial sample of ``probs`` that drew
+    ``index``, ``sample.reinforce(reward)``, then a backward through the sample (``autograd_lab.legacy``)."""
     from autograd_lab.legacy import multinomial
     from autograd_lab.legacy.autograd import Variable, backward
     state = al.get_rng_state()  # the draw below must not shift the learner's random numbers
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        weights = Variable(probs.detach().clone(), requires_grad=True)
-        drawn = multinomial(weights, 1)
+        variable = Variable(leaf.detach().clone(), requires_grad=True)
+        drawn = multinomial(to_probs(variable), 1)
         al.set_rng_state(state)
-        drawn.creator.sample = sample.clone()  # score the learner's sample, whatever was drawn
-        drawn.reinforce(al.tensor([reward]))
+        drawn.creator.sample[...] = index  # score the given index, whatever was drawn
+        drawn.reinforce(reward)
         backward([drawn], [None])
-    return weights.grad.detach()
+    return variable.grad.detach()
+
+
+def score_function_grad(weights: list[float], index: int, reward: float) -> np.ndarray:
+    """d/dw of -reward * log(w[index] / sum(w)): -reward * (onehot(index) / w[index] - 1 / sum(w))."""
+    w = np.asarray(weights, dtype=np.float64)
+    onehot = np.eye(len(w))[index]
+    return -reward * (onehot / w[index] - 1.0 / w.sum())
+
+
+def _learner_grad(score_function_loss: Callable, leaf: al.Tensor, to_probs: Callable, index: int,
+                  reward: float) -> tuple:
+    """leaf.grad after backward through the learner's loss on ``to_probs(leaf)``, or the feedback saying why not."""
+    loss, problem = call_learner(score_function_loss, to_probs(leaf), al.tensor([index]), reward,
+                                 what="score_function_loss(...)")
+    if problem is not None:
+        return None, problem
+    if not isinstance(loss, al.Tensor) or loss.numel() != 1 or not loss.requires_grad:
+        return None, failed("score_function_loss should return a one-element tensor that depends on probs (with a "
+                            "grad_fn), so that backward can reach probs.")
+    loss.backward()
+    return leaf.grad, None
+
+
+CASES = [([0.2, 0.5, 0.3], 1, 2.0), ([1.0, 3.0, 4.0, 2.0], 3, -0.5), ([0.6, 0.4], 0, 1.5)]
 
 
 def ex_11_3(score_function_loss: Callable) -> Feedback:
-    """``score_function_loss(probs, sample, reward)``: its gradient equals the legacy ``reinforce`` gradient."""
+    """``score_function_loss(probs, sample, reward)``: -reward * log of the sampled entry of probs / probs.sum(); its
+    gradient is today's score function, and through a softmax it agrees with 2017's ``reinforce``."""
     if is_placeholder(score_function_loss):
         return not_answered("your score_function_loss function")
-    cases = [([0.2, 0.5, 0.3], 1, 2.0), ([1.0, 3.0, 4.0, 2.0], 3, -0.5), ([0.6, 0.4], 0, 1.5)]
-    for weights, index, reward in cases:
+    for weights, index, reward in CASES:
         probs = al.tensor(weights, dtype=al.float64, requires_grad=True)
-        sample = al.tensor([index])
-        loss, problem = call_learner(score_function_loss, probs, sample, reward, what="score_function_loss(...)")
+        got, problem = _learner_grad(score_function_loss, probs, lambda t: t, index, reward)
         if problem is not None:
             return problem
-        if not isinstance(loss, al.Tensor) or loss.numel() != 1 or not loss.requires_grad:
-            return failed("score_function_loss should return a one-element tensor that depends on probs (with a "
-                          "grad_fn), so that backward can reach probs.")
-        loss.backward()
-        result = compare_arrays(f"probs.grad for weights {weights}, sample {index}, reward {reward}", probs.grad,
-                                legacy_reinforce_grad(probs, sample, reward))
+        result = compare_arrays("probs.grad", got, score_function_grad(weights, index, reward),
+                                reference="-reward * d log(probs[sample] / probs.sum()) / d probs")
         if not result:
-            result.message += ("\nThe probabilities are the weights divided by their sum; the loss is minus the reward "
-                               "times the log of the sampled one.")
+            result.message = f"With probs={weights}, sample [{index}], reward {reward}: {result.message}"
+            if np.allclose(got.numpy(), reinforce_2017(probs, lambda t: t, index, reward).numpy(), rtol=1e-4):
+                result.message += ("\nYours moves only the sampled entry: that is 2017's reinforce, which treated the "
+                                   "weights as probabilities. Normalise first: log(probs[sample] / probs.sum()).")
             return result
-    return passed("your loss gives the same gradient as 2017's reinforce(): -reward * d log p(sample) / d probs.")
+    logits = al.tensor([0.3, -1.2, 0.8], dtype=al.float64, requires_grad=True)
+    softmax = lambda t: al.nn.functional.softmax(t, dim=0)  # noqa: E731
+    got, problem = _learner_grad(score_function_loss, logits, softmax, 2, 1.5)
+    if problem is not None:
+        return problem
+    result = compare_arrays("logits.grad through a softmax", got, reinforce_2017(logits, softmax, 2, 1.5), rtol=1e-4,
+                            reference="2017's reinforce through the same softmax")
+    if not result:
+        return result
+    return passed("your loss gives today's score-function gradient, -reward * d log p(sample); through a softmax it "
+                  "matches what 2017's reinforce gave the logits.")

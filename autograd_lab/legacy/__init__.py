@@ -11,10 +11,13 @@ Code written for the 2017 docs runs with its imports changed::
     y.backward(retain_variables=True)
 
 What is here: ``Variable`` (``volatile``, ``creator``, ``.grad`` as a Variable, ``reinforce``),
-``backward(variables, grad_variables, retain_variables)``, old-style ``Function`` subclasses,
-the stochastic functions ``multinomial``/``bernoulli``/``normal``, and the typed constructors
-(``Tensor([0, 0, 0])``, ``FloatTensor``...). Each warns (``DeprecationWarning``) with its modern
-equivalent. Every other name is ``autograd_lab``'s own (``torch.randn`` is ``al.randn``).
+``backward(variables, grad_variables, retain_variables)``, old-style ``Function`` subclasses (one
+instance per call, ``mark_shared_storage``, ``None`` gradients for non-differentiable outputs),
+the stochastic functions ``multinomial``/``bernoulli``/``normal`` with 2017's gradient formulas, and
+the typed constructors (``Tensor([0, 0, 0])``, ``FloatTensor``...). Each warns
+(``DeprecationWarning``) with its modern equivalent. 2017's rule that an in-place op raises while
+another Variable shares the storage is kept too. Every other name is ``autograd_lab``'s own
+(``torch.randn`` is ``al.randn``).
 """
 
 from __future__ import annotations

@@ -34,11 +34,12 @@ def backward(variables, grad_variables=None, retain_variables=None, create_graph
 
 
 def run_backward(variables: tuple, grads: tuple, retain_graph, create_graph: bool, inputs) -> None:
-    """One engine run from ``variables``; a reinforced sample enters as its REINFORCE surrogate."""
+    """One engine run from ``variables``. A reinforced sample is not differentiated itself: as in 2017, its
+    stochastic function's formula gives its parameters their gradients, which seed the run from them."""
     if len(grads) != len(variables):
         raise RuntimeError(f"got {len(grads)} gradients for {len(variables)} variables [autograd_lab] give one "
                            "gradient (or None) per variable")
-    roots, seeds = [], []
+    roots, seeds, reinforced = [], [], []
     for i, (variable, gradient) in enumerate(zip(variables, grads)):
         stochastic = variable.__dict__.get("_stochastic") if isinstance(variable, Tensor) else None
         if stochastic is None:
@@ -48,10 +49,12 @@ def run_backward(variables: tuple, grads: tuple, retain_graph, create_graph: boo
         if gradient is not None:
             raise RuntimeError(f"variable {i} is the output of a stochastic function: give None as its gradient and "
                                "call .reinforce(reward) on it before backward")
-        surrogate = stochastic.surrogate()
-        if surrogate.requires_grad:  # parameters that need no gradient: nothing to reinforce
-            roots.append(surrogate)
-            seeds.append(None)
-    if not roots:
-        return
-    _modern.backward(roots, seeds, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        for param, param_grad in stochastic.gradients():  # parameters that need no gradient get none
+            roots.append(param)
+            seeds.append(param_grad)
+        reinforced.append(stochastic)
+    if roots:
+        _modern.backward(roots, seeds, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+    if not retain_graph:
+        for stochastic in reinforced:  # 2017 let the reward go with the buffers: the next backward needs a new one
+            stochastic.reward = None

@@ -16,7 +16,8 @@ Each subclass is run by a modern :class:`autograd_lab.autograd.Function` made fo
 its node is ``MyReLUBackward``): the instance's ``save_for_backward``, ``mark_dirty`` and
 ``mark_non_differentiable`` go to that node (the modern ``ctx``), so saved tensors are
 version-checked and in-place outputs get their history rewritten exactly as for modern Functions.
-As in 2017, ``forward`` receives plain tensors and ``backward`` is not differentiable itself
+As in 2017, ``forward`` receives plain tensors, ``backward`` receives ``None`` for the outputs marked
+non-differentiable (a modern Function gets zeros there) and is not differentiable itself
 (``once_differentiable``). Static-method Functions of late 2017 (``MyFn.apply``) work too.
 """
 
@@ -55,6 +56,8 @@ class Function:
     _ctx = None  # that node, while forward or backward runs
     _inputs = None  # {id(plain tensor given to forward): the caller's tensor}, while forward runs
     _called = False
+    _non_differentiable = frozenset()  # ids of the outputs marked non-differentiable, while forward runs
+    _none_grad_outputs = frozenset()  # their positions among the outputs: backward gets None there
 
     def __call__(self, *inputs):
         deprecated(_MESSAGE)
@@ -102,8 +105,10 @@ class Function:
         self._node("mark_dirty").mark_dirty(*(inputs.get(id(t), t) for t in tensors))
 
     def mark_non_differentiable(self, *tensors) -> None:
-        """Declare outputs that have no gradient (indices, masks)."""
+        """Declare outputs that have no gradient (indices, masks). As in 2017, ``backward`` then receives
+        ``None`` for them (a modern Function receives zeros)."""
         self._node("mark_non_differentiable").mark_non_differentiable(*tensors)
+        self._non_differentiable = {id(t) for t in tensors}
 
     def mark_shared_storage(self, *pairs) -> None:
         """Declare ``(input, output)`` pairs whose output uses the input's memory: the output then
@@ -157,6 +162,9 @@ def _forward(ctx, *inputs):
         result = function.forward(*plain)
     finally:
         function._ctx = function._inputs = None
+    outputs = result if isinstance(result, tuple) else (result,)
+    function._none_grad_outputs = {i for i, out in enumerate(outputs) if id(out) in function._non_differentiable}
+    function._non_differentiable = frozenset()
     if isinstance(result, tuple):
         return tuple(originals.get(id(out), out) for out in result)
     return originals.get(id(result), result)
@@ -165,6 +173,7 @@ def _forward(ctx, *inputs):
 def _backward(ctx, *grad_outputs):
     function = ctx._legacy_function
     function._ctx = ctx
+    grad_outputs = tuple(None if i in function._none_grad_outputs else g for i, g in enumerate(grad_outputs))
     try:
         return function.backward(*grad_outputs)
     finally:

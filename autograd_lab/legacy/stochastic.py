@@ -1,16 +1,26 @@
 """Stochastic functions of 2017 (``multinomial``, ``bernoulli``, ``normal``) and ``reinforce``.
 
-A sample cannot be differentiated, but its probability can. ``sample.reinforce(reward)`` followed
-by a backward through the sample gives REINFORCE's score-function gradient (Williams, 1992):
-``-reward * d log p(sample) / d params``, so that a gradient *descent* step raises the expected
-reward. Here that is done on the modern core: backward builds the surrogate
-``-(reward * log p(sample)).sum()`` from the parameters with differentiable ops and runs the one
-engine on it, which is also what the modern equivalent asks you to write yourself.
+A sample cannot be differentiated, but its probability can. In 2017, ``sample.reinforce(reward)`` gave
+the reward to the function that drew the sample, and backward through the sample ran that function's
+``backward(reward)``: a hand-written gradient for its parameters, after Williams' REINFORCE (1992).
+Each formula below is the one PyTorch's 2017 source wrote (``torch/autograd/_functions/stochastic.py``),
+``1e-6`` guards included, so that old numbers come out as they did:
+
+- ``Multinomial``: the weights are normalised to probabilities ``p`` (per row), and each drawn index
+  ``k`` adds ``-reward / (p[k] + 1e-6)`` to the gradient of entry ``k``; every other entry gets 0. With or
+  without replacement, each draw is scored alone.
+- ``Bernoulli``: ``reward * (p - x) / (p * (1 - p) + 1e-6)``.
+- ``Normal`` (sample ``x``): ``reward * (mean - x) / (std**2 + 1e-6)`` for the means and, when ``std`` is
+  a Variable, ``reward * (std**2 + 1e-6 - (mean - x)**2) / (std**3 + 1e-6)`` for it.
+
+These are ``-reward * d log p(sample) / d parameters`` with the parameters taken as free numbers. For the
+multinomial that ignores the normalisation: today's score-function loss, ``-(reward * log(w[k] / w.sum()))``,
+also moves the entries that were not drawn. The two agree once the probabilities come out of a softmax
+(notebook 11 shows both). The parameters' gradients enter the one engine as the seeds of a backward from
+the parameters, so they flow on to whatever computed them.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -24,16 +34,18 @@ __all__ = ["StochasticFunction", "multinomial", "bernoulli", "normal"]
 
 _MESSAGE = ("stochastic functions and reinforce are deprecated: sample without a graph (under al.no_grad()) and "
             "backpropagate the score function yourself, loss = -(reward * log_prob_of_sample).sum()")
+EPS = 1e-6  # what 2017's formulas add to each denominator
 
 
 class StochasticFunction:
-    """What made a sample (its ``creator``): the parameters, the sampled values, and the reward."""
+    """What drew a sample (its ``creator``): the parameters, the sampled values, the reward, and 2017's
+    gradient formula for the parameters."""
 
-    def __init__(self, name: str, params: tuple, sample: Tensor, log_prob) -> None:
+    def __init__(self, name: str, params: tuple, sample: np.ndarray, formula) -> None:
         self._name = name
-        self.params = params  # the tensors the distribution was given (they hold the graph to the leaves)
+        self.params = params  # the tensors (or numbers) the distribution was given; they hold the graph
         self.sample = sample  # a copy: changing the returned sample in place cannot change the gradient
-        self._log_prob = log_prob
+        self._formula = formula
         self.reward = None
 
     def name(self) -> str:
@@ -51,32 +63,37 @@ class StochasticFunction:
         deprecated("previous_functions is deprecated: use next_functions")
         return self.next_functions
 
-    def log_prob(self) -> Tensor:
-        """log p(sample) for each sampled value, differentiable with respect to the parameters."""
-        return self._log_prob(self.sample, *self.params)
-
-    def surrogate(self) -> Tensor:
-        """``-(reward * log p(sample)).sum()``: its gradient is REINFORCE's estimate for this sample."""
+    def gradients(self) -> list[tuple[Tensor, Tensor]]:
+        """``(parameter, gradient)`` for each parameter that requires grad: 2017's ``backward(reward)``."""
         if self.reward is None:
             raise RuntimeError("differentiating stochastic functions requires providing a reward [autograd_lab] call "
                                f"sample.reinforce(reward) on the output of {self._name} before backward")
-        log_prob = self.log_prob()
+        reward = self._reward_array()
+        values = [np.asarray(p._data, dtype=np.float64) if isinstance(p, Tensor) else p for p in self.params]
+        grads = self._formula(self.sample, reward, *values)
+        return [(p, Tensor._make(np.asarray(g).astype(p._data.dtype)))
+                for p, g in zip(self.params, grads) if isinstance(p, Tensor) and p.requires_grad and g is not None]
+
+    def _reward_array(self) -> np.ndarray:
         reward = self.reward
         if isinstance(reward, Tensor):
-            reward = reward.detach()
-            if reward.shape != log_prob.shape and reward.numel() == log_prob.numel():
-                reward = reward.reshape(log_prob.shape)  # 2017 rewards were often (N, 1) for (N,) samples
-        return -(reward * log_prob).sum()
+            reward = np.asarray(reward.detach()._data, dtype=np.float64)
+            if reward.size != self.sample.size and reward.size != 1:
+                raise ValueError(f"got reward of size {'x'.join(map(str, reward.shape))}, but expected a tensor of "
+                                 f"size {'x'.join(map(str, self.sample.shape))} [autograd_lab] one reward per sampled "
+                                 "value (or a number for all of them)")
+            return reward.reshape(self.sample.shape) if reward.size == self.sample.size else reward.reshape(())
+        return np.asarray(float(reward))
 
     def __repr__(self) -> str:
         return f"<{self._name} (stochastic function) object at {id(self):#x}>"
 
 
-def _sample(name: str, params: tuple, values, log_prob) -> Tensor:
+def _sample(name: str, params: tuple, values: np.ndarray, formula) -> Tensor:
     """Wrap sampled ``values`` as a Variable whose creator is a StochasticFunction (unless volatile)."""
     sample = _dispatch.mark_outputs(Tensor._make(values), any(_dispatch.is_volatile(p) for p in params), ())
     if not sample._volatile and _gm.is_grad_enabled():
-        sample._stochastic = StochasticFunction(name, params, Tensor._make(values.copy()), log_prob)
+        sample._stochastic = StochasticFunction(name, params, values.copy(), formula)
     return sample
 
 
@@ -103,24 +120,18 @@ def _multinomial(probs: Tensor, num_samples: int, replacement: bool) -> Tensor:
     picked = np.stack([rng.choice(rows.shape[-1], size=num_samples, replace=replacement, p=row / total)
                        for row, total in zip(rows, totals)]).astype(np.int64)
     values = picked.reshape(weights.shape[:-1] + (num_samples,))
-    return _sample("Multinomial", (probs,), values,
-                   _multinomial_log_prob_without if not replacement and num_samples > 1 else _multinomial_log_prob)
+    return _sample("Multinomial", (probs,), values, _multinomial_grad)
 
 
-def _multinomial_log_prob(sample: Tensor, probs: Tensor) -> Tensor:
-    """log(w_i / sum w) for each drawn category i (draws with replacement are independent)."""
-    return probs.gather(-1, sample).log() - probs.sum(-1, keepdim=True).log()
-
-
-def _multinomial_log_prob_without(sample: Tensor, probs: Tensor) -> Tensor:
-    """Draw j without replacement: log(w_ij / (sum w - weights already drawn))."""
-    picked = probs.gather(-1, sample)
-    total = probs.sum(-1, keepdim=True)
-    remaining = [total]
-    for j in range(1, sample.shape[-1]):
-        remaining.append(remaining[-1] - picked.narrow(-1, j - 1, 1))
-    from ..ops.join import cat
-    return picked.log() - cat(remaining, -1).log()
+def _multinomial_grad(sample: np.ndarray, reward: np.ndarray, weights: np.ndarray) -> tuple:
+    """-reward / (p[k] + 1e-6) at each drawn index k of each row, p the row's normalised weights; 0 elsewhere."""
+    rows = weights.reshape(-1, weights.shape[-1])
+    probs = rows / rows.sum(-1, keepdims=True)
+    drawn = sample.reshape(rows.shape[0], -1)
+    scores = -np.broadcast_to(reward, sample.shape).reshape(drawn.shape) / (np.take_along_axis(probs, drawn, -1) + EPS)
+    grad = np.zeros_like(probs)
+    np.add.at(grad, (np.arange(rows.shape[0])[:, None], drawn), scores)  # an index drawn twice adds up
+    return (grad.reshape(weights.shape),)
 
 
 def _bernoulli(p: Tensor) -> Tensor:
@@ -129,25 +140,30 @@ def _bernoulli(p: Tensor) -> Tensor:
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. [autograd_lab] bernoulli "
                            "takes probabilities in [0, 1]")
     values = (_rng().random(probs.shape) < probs).astype(probs.dtype)
-    return _sample("Bernoulli", (p,), values, _bernoulli_log_prob)
+    return _sample("Bernoulli", (p,), values, _bernoulli_grad)
 
 
-def _bernoulli_log_prob(sample: Tensor, p: Tensor) -> Tensor:
-    """x log p + (1 - x) log(1 - p)."""
-    return sample * p.log() + (1 - sample) * (1 - p).log()
+def _bernoulli_grad(sample: np.ndarray, reward: np.ndarray, p: np.ndarray) -> tuple:
+    """reward * (p - x) / (p (1 - p) + 1e-6)."""
+    return (reward * (p - sample) / (p * (1 - p) + EPS),)
 
 
 def _normal(means: Tensor, std) -> Tensor:
     std_data = std._data if isinstance(std, Tensor) else std
     noise = _rng().standard_normal(np.broadcast_shapes(means._data.shape, np.shape(std_data)))
     values = np.asarray(means._data + std_data * noise, dtype=means._data.dtype)
-    return _sample("Normal", (means, std), values, _normal_log_prob)
+    return _sample("Normal", (means, std), values, _normal_grad)
 
 
-def _normal_log_prob(sample: Tensor, means: Tensor, std) -> Tensor:
-    """-(x - mu)^2 / (2 sigma^2) - log sigma - log(2 pi) / 2."""
-    log_std = std.log() if isinstance(std, Tensor) else math.log(std)
-    return -((sample - means) ** 2) / (2 * std ** 2) - log_std - 0.5 * math.log(2 * math.pi)
+def _normal_grad(sample: np.ndarray, reward: np.ndarray, means: np.ndarray, std) -> tuple:
+    """reward * (mean - x) / (std² + 1e-6) for the means; reward * (std² + 1e-6 - (mean - x)²) / (std³ + 1e-6)
+    for a std that is a tensor (a number has no gradient)."""
+    offset = means - sample
+    variance = np.asarray(std, dtype=np.float64) ** 2 + EPS
+    grad_means = reward * offset / variance
+    if not isinstance(std, np.ndarray):
+        return grad_means, None
+    return grad_means, reward * (variance - offset ** 2) / (std ** 3 + EPS)
 
 
 def multinomial(probs: Tensor, num_samples: int = 1, replacement: bool = False) -> Tensor:

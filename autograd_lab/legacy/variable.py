@@ -176,15 +176,20 @@ class Variable(Tensor):
         if self._data.ndim == 0 and not self.requires_grad and type(first) is int and first == 0:
             deprecated("indexing a 0-dim value with [0] is the 2017 idiom: use .item()")
             return self.item()
-        return _variable_method(Tensor.__getitem__)(self, index)
+        return _variable_method(Tensor.__getitem__, "__getitem__")(self, index)
 
     __hash__ = Tensor.__hash__
 
 
-def _variable_method(method):
-    """A Tensor method that, on a Variable, gives Variables and honours volatility (see ``_dispatch.call``)."""
+def _variable_method(method, name: str):
+    """A Tensor method that, on a Variable, gives Variables and honours volatility (see ``_dispatch.call``); an
+    in-place one first applies 2017's rule on shared storage (:func:`_dispatch.check_storage_not_shared`)."""
+    in_place = _dispatch.modifies_in_place(name)
+
     @functools.wraps(method)
     def legacy_method(self, *args, **kwargs):
+        if in_place:
+            _dispatch.check_storage_not_shared(self)
         with DisableTorchFunctionSubclass():  # (the ops inside are handled here at once)
             return _dispatch.call(method, (self, *args), kwargs, (self, *args))
     return legacy_method
@@ -201,7 +206,7 @@ def _bind_methods() -> None:
             continue
         if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
             continue
-        setattr(Variable, name, _variable_method(value))
+        setattr(Variable, name, _variable_method(value, name))
 
 
 _bind_methods()

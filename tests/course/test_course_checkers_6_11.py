@@ -13,7 +13,7 @@ from autograd_lab.autograd import Function
 from autograd_lab.course import check
 from autograd_lab.course.ex06 import order_puzzle
 from autograd_lab.course.ex07 import SNIPPETS, version_puzzle
-from autograd_lab.course.ex11 import legacy_reinforce_grad
+from autograd_lab.course.ex11 import reinforce_2017, score_function_grad
 
 
 def assert_passes(feedback):
@@ -37,7 +37,8 @@ def test_06_1_clip_hook():
     assert_passes(check.ex_06_1(lambda g: g.clamp(-1, 1)))
     assert_fails(check.ex_06_1(lambda g: g.clamp_(-1, 1)), "in place")
     assert_fails(check.ex_06_1(lambda g: None), "returned None")
-    assert_fails(check.ex_06_1(lambda g: g.clamp(-2, 2)), "2 of 6", "yours 2, expected 1")
+    assert_fails(check.ex_06_1(lambda g: g.clamp(-2, 2)), "2 of 6", "yours 2, expected 1", "clamped to [-1, 1]")
+    assert "autograd" not in str(check.ex_06_1(lambda g: g.clamp(-2, 2)))  # the reference is np.clip, not autograd
 
 
 def _run_order_puzzle_with_torch(torch) -> list[str]:
@@ -75,7 +76,7 @@ def test_06_3_sgd_in_backward():
     assert_passes(check.ex_06_3(_sgd_hook))
     assert_fails(check.ex_06_3(lambda lr: _sgd_hook(lr, release=False)), "grad is still set")
     assert_fails(check.ex_06_3(lambda lr: _sgd_hook(lr, update=False)), "was not updated")
-    assert_fails(check.ex_06_3(lambda lr: _sgd_hook(lr, sign=-1.0)), "differ")
+    assert_fails(check.ex_06_3(lambda lr: _sgd_hook(lr, sign=-1.0)), "differ from a plain SGD step")
 
 
 # -- 07 in-place ---------------------------------------------------------------------------------------------------
@@ -89,6 +90,7 @@ def test_07_1_versions_match_pytorch():
     assert_passes(check.ex_07_1(actual))
     assert_fails(check.ex_07_1({**actual, "row": 0}), "row: yours 0", "view")
     assert_fails(check.ex_07_1({**actual, "copy": actual["base"]}), "clone()")
+    assert_fails(check.ex_07_1({**actual, "base": str(actual["base"])}), "whole number without quotes")
 
 
 def test_07_2_repair():
@@ -118,6 +120,7 @@ def test_07_3_which_raise_matches_pytorch():
     assert_passes(check.ex_07_3(truth))
     flipped = {**truth, "add_then_in_place": not truth["add_then_in_place"]}
     assert_fails(check.ex_07_3(flipped), "1 of 5 wrong", "add_then_in_place")
+    assert_fails(check.ex_07_3({name: str(value) for name, value in truth.items()}), "without quotes")
 
 
 # -- 08 custom Functions -------------------------------------------------------------------------------------------
@@ -125,7 +128,7 @@ class Softplus(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return al.log1p(x.exp())
+        return x.clamp(min=0) + al.log1p((-x.abs()).exp())  # nothing large is exponentiated
 
     @staticmethod
     def backward(ctx, grad):
@@ -133,11 +136,31 @@ class Softplus(Function):
         return grad * x.sigmoid()
 
 
+class SoftplusOverflows(Softplus):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return al.log1p(x.exp())  # inf at x = 100 in float32
+
+
 class SoftplusWrongSlope(Softplus):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * x.exp()
+
+
+class SoftplusIgnoresGrad(Softplus):
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return x.sigmoid()
+
+
+class SoftplusNoBackward(Softplus):
+    @staticmethod
+    def backward(ctx, grad):
+        return None
 
 
 class SoftplusAttribute(Function):
@@ -153,7 +176,10 @@ class SoftplusAttribute(Function):
 
 def test_08_1_softplus():
     assert_passes(check.ex_08_1(Softplus))
-    assert_fails(check.ex_08_1(SoftplusWrongSlope), "d Softplus(x) / dx", "6 of 6")
+    assert_fails(check.ex_08_1(SoftplusOverflows), "inf", "x = 100", "max(x, 0) + log1p(exp(-|x|))")
+    assert_fails(check.ex_08_1(SoftplusWrongSlope), "d Softplus(x) / dx", "6 of 6", "sigmoid(x)")
+    assert_fails(check.ex_08_1(SoftplusIgnoresGrad), "ignores grad_output")
+    assert_fails(check.ex_08_1(SoftplusNoBackward), "backward returned None")
     assert_fails(check.ex_08_1(SoftplusAttribute), "save_for_backward")
     assert_fails(check.ex_08_1(lambda x: x), "class itself")
 
@@ -262,6 +288,13 @@ def _penalty(critic, x, create_graph=True, target=1.0):
 
 def test_09_3_gradient_penalty():
     assert_passes(check.ex_09_3(_penalty))
+
+    def without_requires_grad(critic, x):
+        (g,) = al.autograd.grad(critic(x).sum(), x, create_graph=True)
+        return ((g.norm(dim=1) - 1) ** 2).mean()
+
+    assert_fails(check.ex_09_3(without_requires_grad), "x.requires_grad_()")
+    assert_fails(check.ex_09_3(lambda c, x: _penalty(c, x) * 6), "6 times the mean")
     assert_fails(check.ex_09_3(lambda c, x: _penalty(c, x, create_graph=False)), "no grad_fn")
     assert_fails(check.ex_09_3(lambda c, x: _penalty(c, x, target=0.0)), "gradient_penalty(critic, x)")
 
@@ -289,10 +322,28 @@ def test_10_2_train_step():
     assert_fails(check.ex_10_2(lambda *a: _step(*a, step=False)), "optimizer.step()")
     assert_fails(check.ex_10_2(lambda m, o, x, y: al.tensor(_step(m, o, x, y))), "loss.item()")
 
+    def detached(model, optimizer, xb, yb):
+        optimizer.zero_grad()
+        loss = al.nn.functional.cross_entropy(model(xb).detach().requires_grad_(), yb)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    def cleared_late(model, optimizer, xb, yb):
+        loss = al.nn.functional.cross_entropy(model(xb), yb)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+        return loss.item()
+
+    assert_fails(check.ex_10_2(detached), "no gradient had reached the parameters", "detached")
+    assert_fails(check.ex_10_2(cleared_late), "zero_grad() ran after backward")
+
 
 def test_10_3_conv_output_size():
     assert_passes(check.ex_10_3(lambda s, k, st, p: (s + 2 * p - k) // st + 1))
     assert_fails(check.ex_10_3(lambda s, k, st, p: (s + p - k) // st + 1), "should be 8")
+    assert_fails(check.ex_10_3(lambda s, k, st, p: (s + 2 * p - k) / st + 1), "floor division")
 
 
 # -- 11 history --------------------------------------------------------------------------------------------------------
@@ -319,15 +370,21 @@ def _score_loss(probs, sample, reward):
 
 def test_11_3_reinforce_loss():
     assert_passes(check.ex_11_3(_score_loss))
-    assert_fails(check.ex_11_3(lambda p, s, r: -(r * p.log()[s]).sum()), "divided by")
+    assert_fails(check.ex_11_3(lambda p, s, r: -(r * p.log()[s]).sum()), "2017's reinforce", "Normalise first")
     assert_fails(check.ex_11_3(lambda p, s, r: -_score_loss(p, s, r)), "wrong sign")
 
 
-def test_legacy_reinforce_grad_is_the_score_function_gradient():
-    probs = al.tensor([0.2, 0.5, 0.3], dtype=al.float64)
-    # d/dp of -r * log(p_1 / sum p) = -r * ([0, 1/p_1, 0] - 1/sum p)
-    expected = [-2.0 * (0 - 1.0), -2.0 * (1 / 0.5 - 1.0), -2.0 * (0 - 1.0)]
-    assert legacy_reinforce_grad(probs, al.tensor([1]), 2.0).tolist() == pytest.approx(expected)
+def test_2017_reinforce_and_todays_score_function_differ_on_weights_and_agree_through_a_softmax():
+    """The numbers of the issue: probs [.2, .3, .5], reward 2, sample 2."""
+    probs = al.tensor([0.2, 0.3, 0.5], dtype=al.float64)
+    then = reinforce_2017(probs, lambda t: t, 2, 2.0)
+    assert then.tolist() == pytest.approx([0.0, 0.0, -2.0 / (0.5 + 1e-6)])
+    assert score_function_grad([0.2, 0.3, 0.5], 2, 2.0).tolist() == pytest.approx([2.0, 2.0, -2.0])
+    logits = al.tensor([0.3, -1.2, 0.8], dtype=al.float64, requires_grad=True)
+    p = al.nn.functional.softmax(logits, dim=0)
+    _score_loss(p, al.tensor([2]), 2.0).backward()
+    softmax = reinforce_2017(logits, lambda t: al.nn.functional.softmax(t, dim=0), 2, 2.0)
+    assert softmax.tolist() == pytest.approx(logits.grad.tolist(), rel=1e-5)
     state = al.get_rng_state()
-    legacy_reinforce_grad(probs, al.tensor([0]), 1.0)
+    reinforce_2017(probs, lambda t: t, 0, 1.0)
     assert repr(al.get_rng_state()) == repr(state)  # the legacy draw leaves the learner's random numbers alone

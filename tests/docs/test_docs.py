@@ -44,7 +44,7 @@ def site(tmp_path_factory) -> Path:
 
 
 def test_pages_are_built(site):
-    for page in ["index", "getting-started", "course", "design/engine", "design/lab", "design/performance",
+    for page in ["index", "getting-started", "course", "teachers", "design/engine", "design/lab", "design/performance",
                  "api/index"]:
         assert (site / f"{page}.html").is_file(), page
 
@@ -78,6 +78,16 @@ def test_no_page_embeds_a_widget_view_it_cannot_run(site):
         assert "application/vnd.jupyter.widget-view+json" not in page.read_text(encoding="utf-8"), page.name
 
 
+def test_progress_bars_are_shown_finished(site):
+    """A tqdm bar is stored as its last text (autograd_lab.course.store), so a page never shows one stuck at 0%."""
+    bars = 0
+    for page in (site / "notebooks").glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"\b0%\|[^|]*\|\s*0/\d+", text), f"{page.name} shows a progress bar at 0%"
+        bars += len(re.findall(r"100%\|[^|]*\|\s*(\d+)/\1", text))
+    assert bars >= 3, f"expected the finished bars of notebooks 01 and 10, found {bars}"
+
+
 def test_api_reference_covers_the_public_modules(site):
     index = (site / "py-modindex.html").read_text(encoding="utf-8")
     listed = set(re.findall(r'<code class="xref">([\w.]+)</code>', index))
@@ -90,7 +100,7 @@ def test_api_reference_covers_the_public_modules(site):
 
 def test_design_pages_link_every_api_name_they_mention(site):
     """A {func}/{class}/{mod} reference on a hand-written page must resolve (Sphinx only warns with -n)."""
-    for page in [site / "getting-started.html", *sorted((site / "design").glob("*.html"))]:
+    for page in [site / "getting-started.html", site / "teachers.html", *sorted((site / "design").glob("*.html"))]:
         text = page.read_text(encoding="utf-8")
         mentioned = re.findall(r'<code class="xref py[^"]*"><span class="pre">([^<]*)', text)
         linked = re.findall(r'<a class="reference internal"[^>]*><code class="xref py[^"]*"><span class="pre">([^<]*)', text)

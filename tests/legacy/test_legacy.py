@@ -305,6 +305,51 @@ class FirstRow(Function):
         return grad
 
 
+class ReluAndMask(Function):
+    def forward(self, input):
+        mask = (input > 0).to(input.dtype)
+        self.mark_non_differentiable(mask)
+        self.save_for_backward(mask)
+        return input * mask, mask
+
+    def backward(self, grad_output, grad_mask):
+        self.seen = grad_mask
+        mask, = self.saved_tensors
+        return grad_output * mask
+
+
+def test_2017_refused_in_place_ops_on_shared_storage_where_today_records_them():
+    a = Variable(al.ones(3), requires_grad=True)
+    b = a * 1
+    view = b[1:]
+    shared = "detected that there are 2 objects sharing it"
+    with pytest.raises(RuntimeError, match=shared):
+        view.mul_(10)
+    with pytest.raises(RuntimeError, match=shared):
+        b.add_(1)
+    with pytest.raises(RuntimeError, match=shared):
+        b[0] = 5.0
+    del view
+    b.mul_(2)  # alone again: allowed, and recorded as today
+    b.sum().backward()
+    np.testing.assert_allclose(a.grad.data.numpy(), [2.0, 2.0, 2.0])
+    modern = al.ones(3, requires_grad=True)
+    c = modern * 1
+    c[1:].mul_(10)  # today: allowed, the base's history is rewritten
+    c.sum().backward()
+    np.testing.assert_allclose(modern.grad.numpy(), [1.0, 10.0, 10.0])
+
+
+def test_a_non_differentiable_output_gets_none_in_backward_as_in_2017():
+    x = Variable(al.tensor([1.0, -2.0, 3.0]), requires_grad=True)
+    function = ReluAndMask()
+    out, mask = function(x)
+    assert out.requires_grad and not mask.requires_grad
+    out.sum().backward()
+    assert function.seen is None  # 2017 passed None; a modern Function receives zeros (notebook 08)
+    np.testing.assert_allclose(x.grad.data.numpy(), [1.0, 0.0, 1.0])
+
+
 def test_mark_dirty_non_differentiable_and_shared_storage():
     x = Variable(al.tensor([1.0, 2.0]), requires_grad=True)
     y = x * 1
@@ -326,10 +371,12 @@ def test_mark_dirty_non_differentiable_and_shared_storage():
     source = m * 1
     row = FirstRow()(source)
     square = (row * row).sum()  # saves row
-    source.add_(1)  # the row shares source's memory (and so its version counter): what was saved is stale
-    assert row._version == source._version
-    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
-        square.backward()
+    assert row._vc is source._vc  # marked: the row shares source's memory, and so its version counter
+    with pytest.raises(RuntimeError, match="don't share storage with any other variables, but detected that there "
+                                           "are 2 objects sharing it"):
+        source.add_(1)  # 2017's rule: refused while another Variable (row) references the storage
+    del square, row
+    source.add_(1)  # nothing else shares it now
     fresh = m * 1
     (FirstRow()(fresh) * 2).sum().backward()
     np.testing.assert_allclose(m.grad.data.numpy(), [[2.0, 2.0], [0.0, 0.0], [0.0, 0.0]])
@@ -398,7 +445,42 @@ def _softmax_policy(logits):
     return al.nn.functional.softmax(logits, dim=-1)
 
 
-def test_reinforce_multinomial_matches_the_hand_derived_gradient_and_torch():
+def _draw(weights, index, reward, **kwargs):
+    """A multinomial sample of ``weights`` whose creator scores ``index``, reinforced with ``reward``."""
+    sample = legacy.multinomial(weights, 1, **kwargs)
+    sample.creator.sample[...] = index  # score this draw, whatever came out
+    sample.reinforce(reward)
+    return sample
+
+
+def test_reinforce_multinomial_gives_2017s_numbers():
+    """2017's Multinomial.backward: -reward / (p_k + 1e-6) at the drawn index k, p the normalised weights; 0 elsewhere."""
+    probs = Variable(al.tensor([0.2, 0.3, 0.5], dtype=al.float64), requires_grad=True)
+    _draw(probs, 2, 2.0).backward()
+    np.testing.assert_allclose(probs.grad.data.numpy(), [0.0, 0.0, -2.0 / (0.5 + 1e-6)], rtol=1e-12)
+    # unnormalised weights: the same probabilities, the same numbers (2017 did not differentiate the normalisation)
+    weights = Variable(al.tensor([1.0, 1.5, 2.5], dtype=al.float64), requires_grad=True)
+    _draw(weights, 2, 2.0).backward()
+    np.testing.assert_allclose(weights.grad.data.numpy(), probs.grad.data.numpy(), rtol=1e-12)
+    # today's score function of the normalised distribution moves every entry: not what 2017 gave
+    t_probs = torch.tensor([0.2, 0.3, 0.5], dtype=torch.float64, requires_grad=True)
+    (-2.0 * torch.log(t_probs / t_probs.sum())[2]).backward()
+    np.testing.assert_allclose(t_probs.grad.numpy(), [2.0, 2.0, -2.0])
+
+
+def test_reinforce_multinomial_rows_and_repeated_draws_add_up():
+    al.manual_seed(3)
+    weights = Variable(al.tensor([[1.0, 3.0], [2.0, 2.0]], dtype=al.float64), requires_grad=True)
+    sample = weights.multinomial(3, replacement=True)
+    sample.creator.sample[...] = [[1, 1, 0], [0, 0, 0]]
+    sample.reinforce(al.tensor([[1.0, 2.0, -1.0], [0.5, 0.5, 1.0]], dtype=al.float64))
+    autograd.backward([sample], [None])
+    expected = [[1.0 / (0.25 + 1e-6), -3.0 / (0.75 + 1e-6)], [-2.0 / (0.5 + 1e-6), 0.0]]
+    np.testing.assert_allclose(weights.grad.data.numpy(), expected, rtol=1e-12)
+
+
+def test_reinforce_multinomial_through_a_softmax_agrees_with_todays_score_function():
+    """The normalisation term 2017 left out is the same for every entry, and a softmax's Jacobian removes it."""
     al.manual_seed(4)
     logits = Variable(al.randn(5, 4, dtype=al.float64), requires_grad=True)
     probs = _softmax_policy(logits)
@@ -408,14 +490,12 @@ def test_reinforce_multinomial_matches_the_hand_derived_gradient_and_torch():
     reward = al.tensor([[1.0], [-2.0], [0.5], [3.0], [0.0]], dtype=al.float64)
     action.reinforce(reward)
     autograd.backward([action], [None])
-    # d(-r log p_a)/d logits = -r (onehot(a) - p)
     p, a, r = probs.data.numpy(), action.data.numpy()[:, 0], reward.numpy()
-    expected = -r * (np.eye(4)[a] - p)
-    np.testing.assert_allclose(logits.grad.data.numpy(), expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(logits.grad.data.numpy(), -r * (np.eye(4)[a] - p), rtol=1e-5, atol=1e-6)
     t_logits = _torch(logits.data, True)
     t_log_p = torch.log_softmax(t_logits, -1).gather(1, torch.from_numpy(action.data.numpy()))
-    t_log_p.backward(-torch.from_numpy(r))  # the by-hand REINFORCE of 2017
-    np.testing.assert_allclose(logits.grad.data.numpy(), t_logits.grad.numpy(), rtol=1e-10, atol=1e-12)
+    t_log_p.backward(-torch.from_numpy(r))  # today's REINFORCE, written out
+    np.testing.assert_allclose(logits.grad.data.numpy(), t_logits.grad.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_reinforce_is_an_unbiased_estimate_of_the_expected_reward_gradient():
@@ -431,14 +511,15 @@ def test_reinforce_is_an_unbiased_estimate_of_the_expected_reward_gradient():
     np.testing.assert_allclose(logits.grad.data.numpy() / n, true_gradient, atol=0.03)
 
 
-def test_reinforce_bernoulli_and_normal_hand_derived():
+def test_reinforce_bernoulli_and_normal_give_2017s_formulas():
     al.manual_seed(6)
     p = Variable(al.tensor([0.2, 0.7, 0.5], dtype=al.float64), requires_grad=True)
     x = legacy.bernoulli(p)
     x.reinforce(2.0)
     x.backward()
     pv, xv = p.data.numpy(), x.data.numpy()
-    np.testing.assert_allclose(p.grad.data.numpy(), -2.0 * (xv - pv) / (pv * (1 - pv)), rtol=1e-10)
+    np.testing.assert_allclose(p.grad.data.numpy(), 2.0 * (pv - xv) / (pv * (1 - pv) + 1e-6), rtol=1e-12)
+    np.testing.assert_allclose(p.grad.data.numpy(), -2.0 * (xv - pv) / (pv * (1 - pv)), rtol=1e-5)  # the score
 
     means = Variable(al.tensor([0.0, 1.0], dtype=al.float64), requires_grad=True)
     std = Variable(al.tensor([1.0, 0.5], dtype=al.float64), requires_grad=True)
@@ -447,28 +528,45 @@ def test_reinforce_bernoulli_and_normal_hand_derived():
     sample.reinforce(reward)
     autograd.backward([sample], [None])
     mu, sigma, s, r = means.data.numpy(), std.data.numpy(), sample.data.numpy(), reward.numpy()
-    np.testing.assert_allclose(means.grad.data.numpy(), -r * (s - mu) / sigma ** 2, rtol=1e-10)
-    np.testing.assert_allclose(std.grad.data.numpy(), -r * ((s - mu) ** 2 / sigma ** 3 - 1 / sigma), rtol=1e-10)
+    np.testing.assert_allclose(means.grad.data.numpy(), r * (mu - s) / (sigma ** 2 + 1e-6), rtol=1e-12)
+    np.testing.assert_allclose(std.grad.data.numpy(), r * (sigma ** 2 + 1e-6 - (mu - s) ** 2) / (sigma ** 3 + 1e-6),
+                               rtol=1e-12)
     t_mu, t_sigma = _torch(means.data, True), _torch(std.data, True)
     t_log_p = torch.distributions.Normal(t_mu, t_sigma).log_prob(torch.from_numpy(s))
     (-(torch.from_numpy(r) * t_log_p).sum()).backward()
-    np.testing.assert_allclose(std.grad.data.numpy(), t_sigma.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(means.grad.data.numpy(), t_mu.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(std.grad.data.numpy(), t_sigma.grad.numpy(), rtol=1e-5, atol=1e-4)  # 1e-6 terms
+
+    fixed = Variable(al.tensor([0.0, 1.0], dtype=al.float64), requires_grad=True)
+    sample = legacy.normal(fixed, 0.5)  # a number for the std: Normal(0.5)(means) in 2017
+    sample.reinforce(1.0)
+    sample.backward()
+    np.testing.assert_allclose(fixed.grad.data.numpy(), (fixed.data.numpy() - sample.data.numpy()) / (0.25 + 1e-6))
 
 
-def test_multinomial_without_replacement_uses_the_sequential_probability():
+def test_multinomial_without_replacement_scores_each_draw_alone():
     al.manual_seed(7)
     weights = Variable(al.tensor([1.0, 2.0, 3.0, 4.0], dtype=al.float64), requires_grad=True)
     draws = weights.multinomial(3)
     assert len(set(draws.data.tolist())) == 3
     draws.reinforce(1.0)
     draws.backward()
-    tw = _torch(weights.data, True)
-    log_p, remaining = 0, tw.sum()
+    expected = np.zeros(4)
     for i in draws.data.tolist():
-        log_p = log_p + torch.log(tw[i] / remaining)
-        remaining = remaining - tw[i]
-    (-log_p).backward()
-    np.testing.assert_allclose(weights.grad.data.numpy(), tw.grad.numpy(), rtol=1e-10)
+        expected[i] = -1.0 / (weights.data.numpy()[i] / 10.0 + 1e-6)
+    np.testing.assert_allclose(weights.grad.data.numpy(), expected, rtol=1e-12)
+
+
+def test_the_reward_is_used_by_one_backward():
+    weights = Variable(al.tensor([1.0, 1.0], dtype=al.float64), requires_grad=True)
+    sample = _draw(weights, 0, 1.0)
+    sample.backward(retain_variables=True)
+    sample.backward()
+    np.testing.assert_allclose(weights.grad.data.numpy(), [-4.0 / (1 + 2e-6), 0.0], rtol=1e-12)
+    with pytest.raises(RuntimeError, match="requires providing a reward"):
+        sample.backward()
+    with pytest.raises(ValueError, match="got reward of size 3, but expected a tensor of size 1"):
+        _draw(weights, 0, al.ones(3)).backward()
 
 
 def test_reinforce_errors():
