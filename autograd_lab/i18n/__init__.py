@@ -43,7 +43,7 @@ __all__ = ["LANGUAGES", "PARTS", "ENV_VAR", "set_language", "get_language", "lan
            "catalogue", "fields", "Catalogued"]
 
 LANGUAGES = ("en", "zh")  # the first is the default
-PARTS = ("feedback", "lessons", "lessons_late", "build_it")  # the files of each language's catalogue
+PARTS = ("feedback", "lessons", "lessons_late", "build_it", "lab")  # the files of each language's catalogue
 ENV_VAR = "AUTOGRAD_LAB_LANG"
 
 _chosen: list[str] = []  # what set_language chose (empty: not called; the environment variable or English decides)

@@ -9,34 +9,47 @@ same scene as Graphviz DOT. The text here is plain: each renderer escapes it.
 One reading direction everywhere: the output at the top, its ``grad_fn`` below it, and every arrow
 an edge of ``next_functions``, the way backward sends gradients, down to the leaves' ``AccumulateGrad``
 nodes at the bottom. The forward computation ran the other way, from the bottom up.
+
+Every word a drawing shows comes from the message catalogue (:mod:`autograd_lab.i18n`, keys ``lab.*``), in the
+language in use when the scene is built.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from ..i18n import join, msg, msg_n
 from .snapshot import NodeRecord, SavedRecord, Snapshot, TensorRecord, ValueSummary
 
-__all__ = ["DIRECTION", "LEGEND", "DotOptions", "StepOverlay", "Row", "Box", "Link", "Scene", "build_scene", "plan",
-           "shape_text", "short_value", "plural"]
+__all__ = ["direction", "LEGEND", "legend_text", "hook_kind", "DotOptions", "StepOverlay", "Row", "Box", "Link", "Scene",
+           "build_scene", "plan", "shape_text", "short_value"]
 
-DIRECTION = ("Read from the output at the top down to the leaves: each arrow is an edge of next_functions, "
-             "the way backward sends gradients. (The forward pass ran from the bottom up.)")
 
-# (key, text) of each legend entry; a drawing lists only the keys it uses.
-LEGEND = [
-    ("op", "op node (a grad_fn) and the tensors it saved"),
-    ("leaf", "AccumulateGrad: adds into a leaf's .grad"),
-    ("tensor", "a tensor, by its name (or the output)"),
-    ("fold", "folded nodes, or a module's ops"),
-    ("const", "None in next_functions: an input that needs no grad"),
-    ("view", "a view → its base"),
-    ("freed", "saved tensors freed by backward"),
-    ("off", "a leaf that no longer requires grad"),
-    ("stale", "saved tensor changed in place: backward raises"),
-    ("current", "the node backward runs at this step"),
-    ("done", "a node backward has already run"),
-]
+def direction() -> str:
+    """The reading direction, said in words above every drawing."""
+    return msg("lab.direction")
+
+
+# the key of each legend entry, in the order the legend lists them; a drawing lists only the keys it uses
+LEGEND = ("op", "leaf", "tensor", "fold", "const", "view", "freed", "off", "stale", "current", "done")
+
+
+def legend_text(key: str) -> str:
+    """What the legend says for ``key`` (a box kind, a class or a link kind)."""
+    return msg(f"lab.legend.{key}")
+
+
+_TENSOR_HOOK = re.compile(r"tensor hook \(output (\d+)\)")
+
+
+def hook_kind(kind: str) -> str:
+    """A snapshot's hook kind (``prehook``, ``hook``, ``leaf hook``, ``tensor hook (output 0)``) as a drawing says it."""
+    tensor = _TENSOR_HOOK.fullmatch(kind)
+    if tensor:
+        return msg("lab.hook_kind.tensor", output=tensor.group(1))
+    return {"prehook": msg("lab.hook_kind.prehook"), "hook": msg("lab.hook_kind.hook"),
+            "leaf hook": msg("lab.hook_kind.leaf")}.get(kind, kind)
 
 SHORT_VALUES = 3  # numbers shown inside a box (two and "…" when there are more); the details panel shows them all
 NOTE_CHARS = 36  # longest non-tensor saved value or metadata shown inside a box
@@ -112,10 +125,6 @@ class Scene:
     legend: list[tuple[str, str]] = field(default_factory=list)
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def shape_text(shape) -> str:
     """``(2, 3)``, ``(3,)``, or ``()`` for a 0-d tensor; ``?`` when unknown."""
     if shape is None:
@@ -148,7 +157,7 @@ def short_value(summary: ValueSummary | None) -> str:
     if summary is None:
         return "None"
     if summary.values is None:
-        return f"(norm {summary.norm:.3g})"
+        return msg("lab.norm_short", norm=summary.norm)
     if not isinstance(summary.values, list):
         return _number(summary.values)
     flat = _flat(summary.values)
@@ -170,8 +179,7 @@ def plan(snap: Snapshot, options: DotOptions) -> tuple[dict[str, str], list[str]
         for nid in deep:
             target[nid] = "folded"
         if deep:
-            messages.append(f"{plural(len(deep), 'node')} deeper than max_depth={options.max_depth} "
-                            f"{'is' if len(deep) == 1 else 'are'} folded into one box.")
+            messages.append(msg_n("lab.folded_by_depth", len(deep), depth=options.max_depth))
     if options.modules == "collapse":
         modules: dict[str, str] = {}
         for nid in snap.order:
@@ -184,10 +192,7 @@ def plan(snap: Snapshot, options: DotOptions) -> tuple[dict[str, str], list[str]
         for nid in drawn:
             if nid not in kept:
                 target[nid] = "folded"
-        messages.append(
-            f"This graph has {len(drawn)} nodes; only the {options.max_nodes} nearest the output are drawn and the "
-            f"rest are folded into one box. Pass max_nodes= to draw more, or max_depth= to fold by depth."
-        )
+        messages.append(msg("lab.too_many_nodes", count=len(drawn), limit=options.max_nodes))
     return target, messages
 
 
@@ -198,23 +203,24 @@ def module_title(snap: Snapshot, module: str) -> str:
 
 def _settings_row(saved: list[SavedRecord]) -> list[Row]:
     """The non-tensor values a node saved (sizes, dims, scalars), on one clipped row."""
-    plain = [f"{s.name}={(s.text or '').removesuffix(' (a Python scalar)')}" for s in saved if not s.is_tensor]
+    plain = [f"{s.name}={s.text or ''}" for s in saved if not s.is_tensor]
     return [Row(_clip(", ".join(plain), 44), "meta")] if plain else []
 
 
 def _saved_row(saved: SavedRecord, freed_now: set) -> Row:
     text = f"{saved.name}: {shape_text(saved.shape)} {saved.dtype or ''}".rstrip()
     if saved.is_output:
-        text += " (output)"
+        text += msg("lab.saved_output")
     if saved.released or saved.name in freed_now:
-        return Row(text + " · freed", "freed")
+        return Row(text + msg("lab.saved_freed"), "freed")
     if saved.stale:
-        return Row(f"{text} v{saved.saved_version}→v{saved.current_version} ⚠ STALE", "stale")
+        return Row(f"{text} v{saved.saved_version}→v{saved.current_version}" + msg("lab.saved_stale"), "stale")
     return Row(f"{text} v{saved.saved_version}", "info")
 
 
 def _hook_rows(node: NodeRecord) -> list[Row]:
-    return [Row(_clip(f"{kind}: {', '.join(names)}", 2 * NOTE_CHARS), "hook") for kind, names in node.hooks.items()]
+    return [Row(_clip(f"{hook_kind(kind)}: {', '.join(names)}", 2 * NOTE_CHARS), "hook")
+            for kind, names in node.hooks.items()]
 
 
 def _grad_row(leaf: TensorRecord, node_id: str, overlay: StepOverlay | None) -> Row:
@@ -230,7 +236,7 @@ def _grad_row(leaf: TensorRecord, node_id: str, overlay: StepOverlay | None) -> 
 def _leaf_rows(snap: Snapshot, node: NodeRecord, overlay: StepOverlay | None) -> list[Row]:
     leaf = snap.tensors[node.variable]
     info = f"{shape_text(leaf.shape)} {leaf.dtype}" + ("" if leaf.requires_grad else " · requires_grad=False")
-    rows = [Row("AccumulateGrad", "kind"), Row(leaf.name or "(unnamed leaf)", "title"), Row(info, "info"),
+    rows = [Row("AccumulateGrad", "kind"), Row(leaf.name or msg("lab.unnamed_leaf"), "title"), Row(info, "info"),
             _grad_row(leaf, node.id, overlay)]
     return rows + _hook_rows(node)
 
@@ -238,12 +244,12 @@ def _leaf_rows(snap: Snapshot, node: NodeRecord, overlay: StepOverlay | None) ->
 def _op_rows(snap: Snapshot, node: NodeRecord, freed_now: set) -> list[Row]:
     rows = [Row(node.name, "title")]
     if node.wraps:
-        rows.append(Row(f"wraps {node.wraps}", "meta"))
+        rows.append(Row(msg("lab.wraps", name=node.wraps), "meta"))
     rows.extend(_saved_row(s, freed_now) for s in node.saved if s.is_tensor)
     rows.extend(_settings_row(node.saved))
     rows.extend(_hook_rows(node))
     if node.retain_grad_outputs:
-        rows.append(Row("retain_grad on output " + ", ".join(str(i) for i in node.retain_grad_outputs), "hook"))
+        rows.append(Row(msg("lab.retain_grad_on", outputs=join(node.retain_grad_outputs)), "hook"))
     for key, value in node.metadata.items():
         shown = module_title(snap, value) if key == "module" else value
         rows.append(Row(_clip(f"{key}: {shown}"), "meta"))
@@ -273,7 +279,7 @@ def node_box(snap: Snapshot, node: NodeRecord, overlay: StepOverlay | None = Non
 
 
 def tensor_box(tensor: TensorRecord) -> Box:
-    title = tensor.name or ("output" if tensor.is_root else "tensor")
+    title = tensor.name or (msg("lab.output") if tensor.is_root else msg("lab.tensor"))
     info = f"{shape_text(tensor.shape)} {tensor.dtype}" + (f" · _version {tensor.version}" if tensor.version else "")
     rows = [Row(title, "title"), Row(info, "info")]
     if tensor.retains_grad:
@@ -281,7 +287,7 @@ def tensor_box(tensor: TensorRecord) -> Box:
     if tensor.retains_grad or (tensor.is_leaf and tensor.requires_grad):
         rows.append(Row(f".grad = {short_value(tensor.grad)}", "grad"))
     if not tensor.requires_grad:
-        rows.append(Row("requires_grad=False: no graph", "freed"))
+        rows.append(Row(msg("lab.no_graph"), "freed"))
     return Box(tensor.id, "tensor", rows)
 
 
@@ -294,12 +300,12 @@ def _fold_boxes(snap: Snapshot, target: dict) -> list[Box]:
     boxes = []
     for drawn, members in folded.items():
         if drawn == "folded":
-            rows = [Row(f"⋯ {plural(len(members), 'more node')}", "title"), Row("folded (max_depth / max_nodes)", "meta")]
+            rows = [Row(msg_n("lab.more_nodes", len(members)), "title"), Row(msg("lab.folded_why"), "meta")]
         else:
             names = sorted({snap.nodes[m].name for m in members})
             listed = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
             rows = [Row(module_title(snap, snap.nodes[members[0]].module), "title"),
-                    Row(f"{plural(len(members), 'op')}: {listed}", "meta")]
+                    Row(msg_n("lab.module_ops", len(members), names=listed), "meta")]
         boxes.append(Box(drawn, "fold", rows))
     return boxes
 
@@ -347,7 +353,7 @@ def _tensor_links(snap: Snapshot, target: dict) -> tuple[list[Link], list[Box]]:
         boxes.append(tensor_box(tensor))
         drawn.add(tensor.id)
         if node is not None:
-            label = f"output {tensor.output_nr}" if len(node.outputs) > 1 else None
+            label = msg("lab.output_n", output=tensor.output_nr) if len(node.outputs) > 1 else None
             links.append(Link(tensor.id, target[node.id], "grad_fn", label=label))
     for tensor in snap.tensors.values():
         if tensor.base is None or tensor.id not in drawn:
@@ -355,14 +361,14 @@ def _tensor_links(snap: Snapshot, target: dict) -> tuple[list[Link], list[Box]]:
         base = snap.tensors[tensor.base]
         base_node = snap.nodes.get(base.node) if base.node else None
         dst = target[base_node.id] if base_node is not None and base_node.kind == "leaf" else base.id
-        links.append(Link(tensor.id, dst, "view", label="view of"))
+        links.append(Link(tensor.id, dst, "view", label=msg("lab.view_of")))
     return links, boxes
 
 
 def _legend(boxes: dict[str, Box], links: list[Link]) -> list[tuple[str, str]]:
     used = {b.kind for b in boxes.values()} | {c for b in boxes.values() for c in b.classes}
     used |= {"view" for link in links if link.kind == "view"}
-    return [(key, text) for key, text in LEGEND if key in used]
+    return [(key, legend_text(key)) for key in LEGEND if key in used]
 
 
 def build_scene(snap: Snapshot, options: DotOptions | None = None, overlay: StepOverlay | None = None) -> Scene:

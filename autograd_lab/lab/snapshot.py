@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..autograd.graph import AccumulateGrad, Node, gradient_edge
+from ..i18n import msg
 from ..autograd.saved import SavedTensor
 from ..nn.module import Module, set_module_tagging
 from ..tensor import Tensor
@@ -44,7 +45,7 @@ class ValueSummary:
     def text(self) -> str:
         if self.values is not None:
             return _format_values(self.values)
-        return f"shape {list(self.shape)}, norm {self.norm:.4g}"
+        return msg("lab.shape_norm", shape=list(self.shape), norm=self.norm)
 
 
 @dataclass
@@ -62,6 +63,7 @@ class SavedRecord:
     packed: bool = False  # went through saved_tensors_hooks (value not shown: unpacking runs the hook)
     value: ValueSummary | None = None
     text: str | None = None  # non-tensor values (dims, sizes...), as repr
+    python_scalar: bool = False  # a 0-d tensor that does not require grad, saved as the number it holds
 
     @property
     def stale(self) -> bool:
@@ -211,7 +213,7 @@ def _saved_records(node: Node, small: int) -> list[SavedRecord]:
         if not isinstance(raw, SavedTensor):
             value = raw.value if isinstance(raw, _Plain) else raw
             if isinstance(value, Tensor) and value.dim() == 0 and not value.requires_grad:
-                records.append(SavedRecord(name, False, text=f"{value.item()!r} (a Python scalar)"))
+                records.append(SavedRecord(name, False, text=repr(value.item()), python_scalar=True))
             elif isinstance(value, Tensor):
                 records.append(SavedRecord(name, True, tuple(value.shape), _dtype_name(value),
                                            value=summarize(value._data, small)))

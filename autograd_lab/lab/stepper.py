@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..autograd import prepare_backward
+from ..i18n import join, msg
 from ..nn.module import Module
 from ..tensor import Tensor
 from .dot import scene_to_dot
@@ -54,17 +55,18 @@ class Frame:
     rows: list = field(default_factory=list)  # [label, full value] rows for the details panel
 
     def caption(self, total: int) -> str:
-        title = self.name if self.leaf is None else f"{self.name} into {self.leaf}"
-        parts = [f"step {self.index + 1}/{total}: {title}", "grad in " + ", ".join(self.grads_in)]
+        title = self.name if self.leaf is None else msg("lab.detail.into", node=self.name, leaf=self.leaf)
+        parts = [msg("lab.step.title", index=self.index + 1, total=total, title=title),
+                 msg("lab.step.grad_in", grads=", ".join(self.grads_in))]
         if self.grads_out:
-            parts.append("out " + ", ".join(f"[{i}] {g}" for i, g in sorted(self.grads_out.items())))
+            parts.append(msg("lab.step.out", grads=", ".join(f"[{i}] {g}" for i, g in sorted(self.grads_out.items()))))
         if self.accumulated:
-            parts.append(f".grad {self.accumulated[0]} → {self.accumulated[1]}")
+            parts.append(msg("lab.step.accumulated", before=self.accumulated[0], after=self.accumulated[1]))
         if self.hooks:
-            parts.append("hooks fired: " + ", ".join(self.hooks))
+            parts.append(msg("lab.step.hooks_fired", hooks=join(self.hooks)))
         if self.freed:
-            parts.append("freed: " + ", ".join(self.freed))
-        return " · ".join(parts)
+            parts.append(msg("lab.step.freed", names=join(self.freed)))
+        return msg("lab.step.separator").join(parts)
 
 
 class Stepper:
@@ -100,12 +102,14 @@ class Stepper:
             accumulated = (_text(before), _text(after))
         sent = [i for i in range(len(step.grad_inputs)) if node.next[i][0] is not None]
         grads_out = {i: _text(step.grad_inputs[i]) for i in sent}
-        hooks = [f"{kind} {hook_name(fn)}" for kind, fn in step.hooks_fired]
-        rows = [["grad in", ", ".join(_full(g) for g in step.grad_outputs)]]
-        rows += [[f"grad out [{i}]", _full(step.grad_inputs[i])] for i in sent]
+        hooks = [f"{msg(f'lab.step.fired.{kind}')} {hook_name(fn)}" for kind, fn in step.hooks_fired]
+        rows = [[msg("lab.step.row.grad_in"), ", ".join(_full(g) for g in step.grad_outputs)]]
+        rows += [[msg("lab.step.row.grad_out", index=i), _full(step.grad_inputs[i])] for i in sent]
         if step.accumulated is not None:
-            rows += [[".grad before", _full(step.accumulated[1])], [".grad after", _full(step.accumulated[2])]]
-        rows += [["hook fired", h] for h in hooks] + [["freed", f] for f in step.freed]
+            rows += [[msg("lab.step.row.grad_before"), _full(step.accumulated[1])],
+                     [msg("lab.step.row.grad_after"), _full(step.accumulated[2])]]
+        rows += [[msg("lab.step.row.hook_fired"), h] for h in hooks]
+        rows += [[msg("lab.step.row.freed"), f] for f in step.freed]
         self.frames.append(Frame(len(self.frames), nid, node.name, [_text(g) for g in step.grad_outputs], grads_out,
                                  hooks, accumulated, list(step.freed), step.executed, leaf=self._leaf_label(node),
                                  rows=rows))
@@ -116,7 +120,7 @@ class Stepper:
         record = self.snapshot.tensors.get(node.variable) if node.kind == "leaf" and node.variable else None
         if record is None:
             return None
-        return record.name or f"leaf {record.shape} {record.dtype}"  # shape as Python writes it: (3,)
+        return record.name or msg("lab.step.leaf_label", shape=record.shape, dtype=record.dtype)  # shape as (3,)
 
     def seek(self, index: int) -> int:
         """Show the state after ``index`` steps, running the engine as far as needed."""
@@ -170,9 +174,9 @@ class Stepper:
 
     def caption(self) -> str:
         if self.index == 0:
-            return f"before backward: {self.total} nodes to run. Press Next."
+            return msg("lab.step.before", total=self.total)
         text = self.frames[self.index - 1].caption(self.total)
-        return text + (" · backward complete" if self.done else "")
+        return text + (msg("lab.step.complete") if self.done else "")
 
     def dot(self) -> str:
         """The drawing at this step as DOT text (for Graphviz users; the widget shows :meth:`svg`)."""
@@ -195,7 +199,7 @@ class Stepper:
         from .widget import node_details
         extra: dict = {}
         for frame in self.frames[:self.index]:
-            extra.setdefault(frame.node, []).append((f"at step {frame.index + 1}", frame.rows))
+            extra.setdefault(frame.node, []).append((msg("lab.step.at_step", index=frame.index + 1), frame.rows))
         return node_details(self.snapshot, selected, extra)
 
     def _state(self) -> dict:
@@ -242,7 +246,7 @@ class Stepper:
         if isinstance(bundle, tuple):
             bundle = bundle[0]
         text = repr(self) + "\n" + outline(self.snapshot)
-        return {**bundle, **static_bundle(self.svg(static=True), text, f"A backward stepper: {self.caption()}")}
+        return {**bundle, **static_bundle(self.svg(static=True), text, msg("lab.describe_stepper", caption=self.caption()))}
 
 
 def step_backward(loss: Tensor, gradient=None, retain_graph: bool = False, *, names=None, model: Module | None = None,

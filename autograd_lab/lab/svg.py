@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from dataclasses import dataclass
 
 from .layout import Layout, layered
-from .scene import DIRECTION, Box, Link, Scene
+from .scene import Box, Link, Scene, direction
 
 __all__ = ["to_svg", "layout_scene", "box_size", "FONT"]
 
@@ -233,15 +234,22 @@ def _graph_svg(scene: Scene, layout: Layout) -> str:
     return "".join(parts + labels)
 
 
+_CJK = re.compile(r"([\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef])")  # wide characters: a line may break beside each
+
+
 def _wrap(text: str, width: float, size: float) -> list[str]:
+    """Lines of ``text`` at most ``width`` wide: broken at spaces, and beside Chinese characters (which have none
+    between them). A wide character counts as two narrow ones."""
     per_line = max(20, int(width / (CHAR * size)))
     lines, line = [], ""
     for word in text.split():
-        if line and len(line) + 1 + len(word) > per_line:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
+        for index, piece in enumerate(p for p in _CJK.split(word) if p):
+            joined = f"{line} {piece}" if line and index == 0 else line + piece
+            if line and len(joined) + len(_CJK.findall(joined)) > per_line:
+                lines.append(line)
+                line = piece
+            else:
+                line = joined
     return lines + ([line] if line else [])
 
 
@@ -280,7 +288,7 @@ def to_svg(scene: Scene, layout: Layout | None = None, *, static: bool = True) -
     header = []
     y = 4.0
     if static:
-        for line in _wrap("↓ " + DIRECTION, width - 16, 11):
+        for line in _wrap("↓ " + direction(), width - 16, 11):
             y += 15
             header.append(f'<text x="8" y="{y:.1f}" font-size="11" fill="#444444">{_esc(line)}</text>')
         for message in scene.messages:

@@ -4,7 +4,8 @@
 ``lab-frontend/`` by ``make lab-bundle``) puts the drawing's SVG in the page, restyles it for
 JupyterLab's light or dark theme, fits it to the cell, and sends node clicks (``selected``) and stepper
 buttons (custom messages) back to Python. The Python side keeps the snapshot and answers a click
-with the node's details.
+with the node's details. Every text the front end shows comes from Python (the ``texts``, ``direction``, ``legend``
+and ``details`` traits), in the language of :mod:`autograd_lab.i18n`: the front end has no words of its own.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import pathlib
 import anywidget
 import traitlets
 
-from .scene import DIRECTION, module_title, shape_text
+from ..i18n import catalogue, msg
+from .scene import direction, hook_kind, module_title, shape_text
 from .snapshot import NodeRecord, Snapshot
 
-__all__ = ["GraphWidget", "node_details", "stale_sentences"]
+__all__ = ["GraphWidget", "node_details", "stale_sentences", "widget_texts"]
 
 _STATIC = pathlib.Path(__file__).parent / "static"
 
@@ -27,7 +29,8 @@ class GraphWidget(anywidget.AnyWidget):
 
     _esm = _STATIC / "widget.js"
     svg = traitlets.Unicode("").tag(sync=True)
-    direction = traitlets.Unicode(DIRECTION).tag(sync=True)
+    direction = traitlets.Unicode("").tag(sync=True)
+    texts = traitlets.Dict().tag(sync=True)  # the front end's button labels and titles (widget_texts())
     legend = traitlets.List().tag(sync=True)  # [key, text] pairs
     outline = traitlets.Unicode("").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
@@ -37,6 +40,8 @@ class GraphWidget(anywidget.AnyWidget):
     stepper = traitlets.Dict({"enabled": False}).tag(sync=True)
 
     def __init__(self, describe=None, on_action=None, **kwargs) -> None:
+        kwargs.setdefault("direction", direction())
+        kwargs.setdefault("texts", widget_texts())
         super().__init__(**kwargs)
         self._describe = describe  # selected id -> details dict
         self._on_action = on_action  # stepper buttons: fn(message dict)
@@ -49,6 +54,7 @@ class GraphWidget(anywidget.AnyWidget):
         snap = drawing.snapshot
         self._describe = lambda selected: node_details(snap, selected)
         with self.hold_sync():
+            self.direction, self.texts = direction(), widget_texts()  # the language may have changed since
             self.svg = svg if svg is not None else drawing.svg(static=False)
             self.legend = [list(item) for item in drawing.scene.legend]
             self.outline = drawing.outline()
@@ -71,35 +77,35 @@ class GraphWidget(anywidget.AnyWidget):
         return f"<autograd_lab graph widget: {self.edges} edges>"
 
 
+def widget_texts() -> dict[str, str]:
+    """The front end's labels (buttons, their titles, the legend's and outline's headings), by key: the ``widget.*``
+    messages of the catalogue, without the prefix."""
+    return {key.removeprefix("widget."): msg(key) for key in catalogue("en") if key.startswith("widget.")}
+
+
 def stale_sentences(snap: Snapshot) -> list[str]:
     """One sentence per saved tensor changed in place since saved: what the next backward will do, and why."""
-    sentences = []
-    for node, saved in snap.stale():
-        sentences.append(
-            f"{node.name} saved '{saved.name}' at version {saved.saved_version}, but it is now at version "
-            f"{saved.current_version}: the next backward through {node.name} will raise, because an in-place "
-            "operation changed a tensor that its gradient formula needs. Use an out-of-place op, or .clone() "
-            "before modifying it."
-        )
-    return sentences
+    return [msg("lab.stale_sentence", node=node.name, name=saved.name, saved=saved.saved_version,
+                now=saved.current_version) for node, saved in snap.stale()]
 
 
 def _saved_rows(node: NodeRecord) -> list[dict]:
     sections = []
     for saved in node.saved:
         if not saved.is_tensor:
-            sections.append({"title": f"_saved_{saved.name}", "rows": [["value", saved.text]]})
+            text = msg("lab.python_scalar", value=saved.text) if saved.python_scalar else saved.text
+            sections.append({"title": f"_saved_{saved.name}", "rows": [[msg("lab.detail.value"), text]]})
             continue
         rows = [["shape", shape_text(saved.shape)], ["dtype", saved.dtype or "?"],
-                ["version at save", saved.saved_version], ["version now", saved.current_version],
-                ["is the node's output", saved.is_output]]
+                [msg("lab.detail.version_at_save"), saved.saved_version],
+                [msg("lab.detail.version_now"), saved.current_version], [msg("lab.detail.is_output"), saved.is_output]]
         if saved.released:
-            rows.append(["state", "freed after backward"])
+            rows.append([msg("lab.detail.state"), msg("lab.detail.freed")])
         elif saved.packed:
-            rows.append(["value", "held by saved_tensors_hooks (not unpacked here)"])
+            rows.append([msg("lab.detail.value"), msg("lab.detail.packed")])
         elif saved.value is not None:
-            rows.append(["value", saved.value.text()])
-        title = f"_saved_{saved.name}" + ("  ⚠ STALE: the next backward raises" if saved.stale else "")
+            rows.append([msg("lab.detail.value"), saved.value.text()])
+        title = f"_saved_{saved.name}" + (msg("lab.detail.stale_title") if saved.stale else "")
         sections.append({"title": title, "rows": rows, "stale": saved.stale})
     return sections
 
@@ -108,24 +114,25 @@ def node_details(snap: Snapshot, selected: str, extra: dict | None = None) -> di
     """What to show for a clicked node or tensor: saved tensors with values, versions, hooks, grads."""
     if selected in snap.nodes:
         node = snap.nodes[selected]
-        general = [["kind", "AccumulateGrad (leaf)" if node.kind == "leaf" else "op node"],
-                   ["inputs", len(node.next)],
-                   ["outputs", ", ".join(f"{shape_text(shape)} {dtype}" for shape, dtype in node.outputs)]]
+        kind = msg("lab.detail.leaf_node") if node.kind == "leaf" else msg("lab.detail.op_node")
+        general = [[msg("lab.detail.kind"), kind], [msg("lab.detail.inputs"), len(node.next)],
+                   [msg("lab.detail.outputs"), ", ".join(f"{shape_text(shape)} {dtype}" for shape, dtype in node.outputs)]]
         if node.wraps:
-            general.append(["wraps", node.wraps])
+            general.append([msg("lab.detail.wraps"), node.wraps])
         if node.freed:
-            general.append(["state", "freed after backward"])
-        for kind, names in node.hooks.items():
-            general.append([kind, ", ".join(names)])
+            general.append([msg("lab.detail.state"), msg("lab.detail.freed")])
+        for hook, names in node.hooks.items():
+            general.append([hook_kind(hook), ", ".join(names)])
         for key, value in node.metadata.items():
             general.append([f"metadata[{key!r}]", module_title(snap, value) if key == "module" else value])
         sections = [{"title": "", "rows": general}]
         title = node.name
         if node.variable is not None:
             leaf = snap.tensors[node.variable]
-            title = f"{node.name} into {leaf.name or 'an unnamed leaf'}"
-            sections.append({"title": "leaf", "rows": [
-                ["name", leaf.name or "(unnamed)"], ["shape", shape_text(leaf.shape)], ["dtype", leaf.dtype],
+            title = msg("lab.detail.into", node=node.name, leaf=leaf.name or msg("lab.detail.an_unnamed_leaf"))
+            sections.append({"title": msg("lab.detail.leaf"), "rows": [
+                [msg("lab.detail.name"), leaf.name or msg("lab.detail.unnamed")], ["shape", shape_text(leaf.shape)],
+                ["dtype", leaf.dtype],
                 ["requires_grad", leaf.requires_grad], [".grad", leaf.grad.text() if leaf.grad else "None"]]})
         sections.extend(_saved_rows(node))
         for heading, rows in (extra or {}).get(selected, []):
@@ -138,6 +145,6 @@ def node_details(snap: Snapshot, selected: str, extra: dict | None = None) -> di
         if tensor.retains_grad or tensor.is_leaf:
             rows.append([".grad", tensor.grad.text() if tensor.grad else "None"])
         if tensor.base is not None:
-            rows.append(["view of", snap.tensors[tensor.base].name or "a tensor"])
-        return {"title": tensor.name or "tensor", "sections": [{"title": "", "rows": rows}]}
+            rows.append([msg("lab.detail.view_of"), snap.tensors[tensor.base].name or msg("lab.a_tensor")])
+        return {"title": tensor.name or msg("lab.tensor"), "sections": [{"title": "", "rows": rows}]}
     return {}
