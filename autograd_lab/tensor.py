@@ -8,6 +8,7 @@ module holds what belongs to the tensor itself.
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 
@@ -401,19 +402,29 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __reduce_ex__(self, protocol):
+        """What pickling (every protocol) and ``copy.copy`` keep, as PyTorch does: the values, ``requires_grad``
+        and the attributes set on the tensor. Not the history (a non-leaf comes back as a leaf) nor ``.grad``;
+        ``copy.copy`` shares the values' memory."""
+        attributes = {k: v for k, v in self.__dict__.items() if not hasattr(Tensor, k)}  # (internal state has defaults)
+        return (_rebuild_tensor, (type(self), self._data, self.requires_grad, attributes))
+
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
-                "moment. If you were attempting to deepcopy a module, this may be because of a torch.nn.utils."
+                "moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils."
                 "weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
             )
         if id(self) in memo:
             return memo[id(self)]
         new = type(self)._make(self._data.copy(), requires_grad=self._requires_grad)
+        memo[id(self)] = new
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
-        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            if not hasattr(Tensor, name):  # attributes set on the tensor (internal state has class defaults)
+                setattr(new, name, copy.deepcopy(value, memo))
         return new
 
     def __repr__(self) -> str:
@@ -432,6 +443,13 @@ class Tensor:
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
         xp = backend.namespace_of(self._data)
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _rebuild_tensor(cls, data, requires_grad: bool, attributes: dict) -> Tensor:
+    """A tensor from what ``Tensor.__reduce_ex__`` kept (unpickling, ``copy.copy``)."""
+    t = cls._make(data, requires_grad=requires_grad)
+    t.__dict__.update(attributes)
+    return t
 
 
 def _wrap_dim(dim: int, ndim: int, op: str) -> int:

@@ -87,13 +87,15 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
 
 def _edge_grad(edge, g, i: int):
     """The seed gradient for an output given as a ``GradientEdge``: the one passed, checked against the
-    shape and dtype its node records for that output."""
+    shape and dtype its node records for that output; ``None`` gives ones for a one-element output, as in PyTorch
+    (on the device of the history's first leaf: a node records its outputs' shapes and dtypes, not their device)."""
     shape, dtype = edge.node._output_meta[edge.output_nr]
     if g is None:
-        raise RuntimeError(
-            f"grad_outputs[{i}] is None for a GradientEdge output [autograd_lab] (a node records the shape "
-            f"{tuple(shape)} and dtype of its outputs, not their device): pass the gradient for it in grad_outputs"
-        )
+        if int(_np.prod(shape)) != 1:
+            raise RuntimeError(f"grad can be implicitly created only for scalar outputs [autograd_lab] the "
+                               f"GradientEdge given as output {i} has shape {tuple(shape)}: pass its gradient in "
+                               "grad_outputs")
+        return engine._Tensor._make(_backend.namespace_for(_edge_device(edge.node)).ones(shape, dtype=dtype))
     if not isinstance(g, engine._Tensor):
         from ..creation import tensor as make_tensor
         g = make_tensor(g, dtype=_backend.from_np(dtype))
@@ -103,6 +105,23 @@ def _edge_grad(edge, g, i: int):
     if g._data.dtype != dtype and g.is_floating_point():
         g = g.to(_backend.from_np(dtype))
     return g
+
+
+def _edge_device(node):
+    """The device of the first leaf (or custom Function output) found in ``node``'s history; the CPU if none."""
+    stack, seen = [node], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, graph.AccumulateGrad):
+            return node.variable.device
+        devices = [d for d in getattr(node, "_output_devices", ()) if d is not None]
+        if devices:
+            return devices[0]
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return _backend.CPU
 
 
 def _engine_size(shape):

@@ -142,7 +142,8 @@ class Op(Node):
         return result
 
     def _release_saved(self) -> list[str]:
-        """Free the records this node keeps (the other saved values are sizes and numbers); their names."""
+        """Free the records this node keeps (the other saved values are sizes and settings); their names. A Python
+        number saved as an input is freed too: PyTorch saves it as a tensor, so a second backward raises there."""
         freed = []
         saved = self._saved
         for i in type(self)._record_positions:
@@ -155,6 +156,10 @@ class Op(Node):
                 for v in value:
                     if v.__class__ is SavedTensor:
                         v.release()
+            elif value.__class__ in _NUMBERS:
+                saved = saved[:i] + (SavedTensor.freed(self.saves[i]),) + saved[i + 1:]
+                freed.append(self.saves[i])
+        self._saved = saved
         self._released = True
         return freed
 
@@ -163,10 +168,10 @@ class Op(Node):
         values = []
         for value in self._saved:
             if value.__class__ is SavedTensor:
-                value = value.unpack_data(self) if as_arrays else value.unpack(self)
+                value = value.unpack_data(self) if as_arrays else value.unpack(self, True)
             elif value.__class__ is tuple and SavedTensor in map(type, value):  # an index key (tensor_params)
                 value = tuple(v if v.__class__ is not SavedTensor else v.unpack_data(self) if as_arrays
-                              else v.unpack(self) for v in value)
+                              else v.unpack(self, True) for v in value)
             values.append(value)
         return values
 
@@ -184,6 +189,7 @@ class Op(Node):
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+_NUMBERS = (int, float, bool)
 
 
 # -- reading an op's definition (once, when its class is created) ----------------------------------
@@ -244,18 +250,20 @@ def _saved_names(cls, fn) -> list[str]:
 
 
 def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
-    """How to save ``name``: ``(name, kind, key, readers)``; ``readers``, for an input, are the inputs whose
-    derivative reads it (it is saved only if one of them needs a gradient), ``None`` for "always"."""
+    """How to save ``name``: ``(name, kind, key, readers)``; ``readers``, for an input or a tensor parameter, are the
+    inputs whose derivative reads it (it is saved only if one of them needs a gradient), ``None`` for "always"."""
+    readers = None if cls.backward is not None else tuple(i for i, names in enumerate(reads) if name in names)
     if name == "result":
         return (name, "result", 0, None)
     if name in cls._inputs:
-        readers = None if cls.backward is not None else tuple(i for i, names in enumerate(reads) if name in names)
         return (name, "input", cls._inputs.index(name), readers)
     base, _, what = name.rpartition("_sym_")
     if what in ("sizes", "strides", "numel") and base in cls._inputs:
         return (name, what, cls._inputs.index(base), None)
+    if name in cls.tensor_params:  # (like an input: kept only if a derivative that will run reads it)
+        return (name, "tensor_param", name, readers)
     if name in keywords:
-        return (name, "tensor_param" if name in cls.tensor_params else "param", name, None)
+        return (name, "param", name, None)
     raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, 'result', an input's "
                     "_sym_sizes/_sym_strides/_sym_numel nor a keyword parameter of forward")
 
@@ -321,7 +329,7 @@ def _saved_for(cls, edges, inputs, result, params) -> tuple:
         else:  # a keyword parameter (its default if the call left it out); a tensor one as a record
             value = params[key] if key in params else cls._keyword_defaults[key]
             if kind == "tensor_param":
-                value = _saved_param(value, name)
+                value = None if readers is not None and not _any_edge(edges, readers) else _saved_param(value, name)
         saved.append(value)
     return tuple(saved)
 

@@ -100,7 +100,7 @@ class DivBackward0(Op):
 
 class DivBackward2(Op):
     """out = self / other rounded with ``rounding_mode`` ('floor' or 'trunc'): piecewise constant"""
-    saves = ("rounding_mode",)
+    saves = ("other", "rounding_mode", "self")
     promotes = True
 
     def forward(xp, self, other, *, rounding_mode):
@@ -108,10 +108,12 @@ class DivBackward2(Op):
         out = xp.floor(quotient) if rounding_mode == "floor" else xp.trunc(quotient)
         return xp.asarray(out).astype(xp.result_type(self, other))
 
-    def d_self(grad):
-        return grad * 0  # zero where defined; keeps NaN/inf where the incoming gradient has them (PyTorch's formula)
+    # Zero where defined; NaN/inf where the incoming gradient has them (PyTorch's formula). They take the operands
+    # PyTorch's formulas take, so that these are saved and freed as there (a second backward raises).
+    def d_self(grad, other):
+        return grad * 0
 
-    def d_other(grad):
+    def d_other(grad, self, other):
         return grad * 0
 
 

@@ -220,6 +220,7 @@ class AminBackward0(_Extremes):
 class _ValueSelecting(Op):
     """max/min over a dim: the gradient goes to the selected element of each slice"""
     saves = ("dim", "indices", "keepdim", "self_sym_sizes")
+    tensor_params = ("indices",)  # saved version-checked (they are the op's second output in PyTorch)
 
     def forward(xp, self, *, dim, indices, keepdim):
         values = xp.take_along_axis(self, indices, axis=dim)
@@ -327,12 +328,13 @@ def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg,
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     xp = backend.namespace_of(input._data)
     data = input._data if input.ndim else input._data.reshape(1)
-    indices = xp.expand_dims(getattr(xp, arg)(data, axis=d), d)
+    indices = Tensor._make(xp.expand_dims(getattr(xp, arg)(data, axis=d), d).astype(xp.int64, copy=False))
     values = dim_cls.apply(input if input.ndim else input.reshape(1), dim=d, indices=indices, keepdim=keepdim)
     if not input.ndim:
         values = values.reshape(())
-    idx = indices if keepdim else xp.squeeze(indices, axis=d)
-    return result_type(values, Tensor._make(idx.astype(xp.int64).reshape(values.shape)))
+    idx = indices._data if keepdim else xp.squeeze(indices._data, axis=d)
+    # the indices returned share the saved ones' memory and version: changing them in place is caught in backward
+    return result_type(values, Tensor._make(idx.reshape(values.shape), version_counter=indices._vc))
 
 
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
