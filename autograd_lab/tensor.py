@@ -71,6 +71,7 @@ class Tensor:
     _view_chain = ()
     _view_version = 0
     _creation_meta = None
+    _fw_grad = None  # forward-mode AD: the tangent, while a dual level is open (autograd/forward_ad.py)
 
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (ndarray * tensor)
     __array_priority__ = 1000

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from .. import backend as _backend
-from . import engine, function, functional, graph
+from . import engine, forward_ad, function, functional, graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, backward_steps, run_to_end
 from .function import Function, FunctionCtx
@@ -28,7 +28,7 @@ _np = _backend.np
 __all__ = ["backward", "grad", "graph", "functional", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "BackwardStep", "backward_steps", "prepare_backward", "gradcheck", "gradgradcheck",
-           "GradcheckError", "function", "Function", "FunctionCtx"]
+           "GradcheckError", "function", "Function", "FunctionCtx", "forward_ad"]
 
 
 def _as_tuple(value, what: str) -> tuple:

@@ -42,18 +42,22 @@ from numbers import Number
 from operator import itemgetter
 
 from .. import backend
+from ..autograd import forward_ad
 from ..autograd import grad_mode as _gm
 from ..autograd.graph import Node, gradient_edge, output_meta
 from ..autograd.saved import SavedTensor
 from ..overrides import handle_torch_function, has_torch_function
 from ..tensor import Tensor
+from . import _op_forward
 from ._errors import OpError, op_failed
+from ._op_forward import LINEAR
 
-__all__ = ["Op", "OpError"]
+__all__ = ["Op", "OpError", "LINEAR"]
 
 _NO_EDGE = (None, 0)  # the edge of an input that gets no gradient
 _ndarray = backend.np.ndarray
 _MASK = "grad_input_mask"  # the one formula parameter that is not a saved value
+_dual = forward_ad._state  # per thread: the open dual level of forward-mode AD, if any
 
 
 class Op(Node):
@@ -75,11 +79,12 @@ class Op(Node):
     _wants_mask = False  # whether a formula takes grad_input_mask
     _tensor_positions: tuple = ()  # where ``saves`` has an input or the result (their dtypes are checked)
     _record_positions: tuple = ()  # where ``saves`` may hold a saved-tensor record (those, a tensor parameter)
+    _forward_rule = None  # forward-mode AD: the f_<input> rules (or jvp) bound by name (``ops/_op_forward.py``)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         for attr, value in list(vars(cls).items()):
-            if (attr in ("forward", "backward") or attr.startswith("d_")) and inspect.isfunction(value):
+            if (attr in ("forward", "backward", "jvp") or attr.startswith(("d_", "f_"))) and inspect.isfunction(value):
                 setattr(cls, attr, staticmethod(value))
         if cls.forward is not None:
             _read_definition(cls)
@@ -108,6 +113,8 @@ class Op(Node):
                 node._saved = _saved_for(cls, edges, inputs, outputs[0], params)
             for out in outputs:
                 out._grad_fn = node
+        if _dual.level is not None:  # forward-mode AD: the outputs' tangents, by the op's forward rule
+            _op_forward.propagate(cls, inputs, params, outputs)
         return tuple(outputs) if multi else outputs[0]
 
     # -- backward -----------------------------------------------------------------------------
@@ -221,6 +228,7 @@ def _read_definition(cls) -> None:
     cls._tensor_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan) if kind in ("input", "result"))
     cls._record_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan)
                                   if kind in ("input", "result", "tensor_param"))
+    _op_forward.read_forward_rule(cls)
 
 
 def _bound(fn, positions: list):

@@ -40,6 +40,8 @@ class AddBackward0(Op):
     def d_other(grad, alpha):
         return grad if alpha == 1 else grad * alpha
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class SubBackward0(Op):
     """out = self - alpha * other"""
@@ -55,6 +57,8 @@ class SubBackward0(Op):
     def d_other(grad, alpha):
         return -grad if alpha == 1 else grad * -alpha
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class RsubBackward1(Op):
     """out = other - alpha * self, for ``number - tensor``"""
@@ -66,6 +70,8 @@ class RsubBackward1(Op):
 
     def d_self(grad, alpha):
         return -grad if alpha == 1 else grad * -alpha
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class MulBackward0(Op):
@@ -82,6 +88,8 @@ class MulBackward0(Op):
     def d_other(grad, self):
         return grad * self
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class DivBackward0(Op):
     """out = self / other (true division: integers give floats)"""
@@ -96,6 +104,8 @@ class DivBackward0(Op):
 
     def d_other(grad, self, other):
         return -grad * self / (other * other)
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 class DivBackward2(Op):
@@ -116,6 +126,8 @@ class DivBackward2(Op):
     def d_other(grad, self, other):
         return grad * 0
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class ReciprocalBackward0(Op):
     """out = 1 / self"""
@@ -128,6 +140,8 @@ class ReciprocalBackward0(Op):
     def d_self(grad, result):
         return -grad * result * result
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class NegBackward0(Op):
     """out = -self"""
@@ -137,6 +151,8 @@ class NegBackward0(Op):
 
     def d_self(grad):
         return -grad
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class PowBackward0(Op):
@@ -150,6 +166,8 @@ class PowBackward0(Op):
         if exponent == 0:
             return formulas.zeros_like(grad)
         return grad * exponent * self ** (exponent - 1)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class PowBackward1(Op):
@@ -168,6 +186,8 @@ class PowBackward1(Op):
     def d_exponent(grad, self, exponent, result):
         return formulas.where((self == 0) & (exponent >= 0), 0.0, grad * result * formulas.log(self))
 
+    f_self, f_exponent = d_self, d_exponent  # element-wise: the forward derivatives are the backward ones
+
 
 class PowBackward2(Op):
     """out = self ** exponent, self a number and exponent a tensor"""
@@ -181,6 +201,8 @@ class PowBackward2(Op):
         if self == 0:
             return formulas.where(exponent >= 0, 0.0, grad * result * float("-inf"))
         return grad * result * float(backend.np.log(self))
+
+    f_exponent = d_exponent  # element-wise: the forward derivative is the backward one
 
 
 class RemainderBackward0(Op):
@@ -196,6 +218,8 @@ class RemainderBackward0(Op):
 
     def d_other(grad, self, other):
         return -grad * formulas.floor_div(self, other)
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 # -- front-end functions ------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
-from ._op import Op
+from ._op import LINEAR, Op
 from .indexing import IndexBackward0
 
 
@@ -25,6 +25,8 @@ class ZeroBackward0(Op):
     def d_self(grad):
         return formulas.zeros_like(grad)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class FillBackward2(Op):
     """out = self's shape filled with a number"""
@@ -34,6 +36,8 @@ class FillBackward2(Op):
 
     def d_self(grad):
         return formulas.zeros_like(grad)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class FillBackward3(Op):
@@ -47,6 +51,11 @@ class FillBackward3(Op):
 
     def d_value(grad):
         return formulas.sum(grad)
+
+    f_self = d_self
+
+    def f_value(tangent):  # the value's tangent everywhere
+        return tangent
 
 
 class CopyBackwards(Op):
@@ -82,6 +91,8 @@ class CopyBackwards(Op):
     def d_src(grad):
         return grad  # the engine sums it to src's shape and casts it to src's dtype
 
+    f_self, f_src = d_self, d_src  # the tangent of src, broadcast and converted as the values are
+
 
 def _mask_array(mask, op: str):
     if not isinstance(mask, Tensor) or mask.dtype is not backend.bool_:
@@ -110,6 +121,8 @@ class MaskedFillBackward0(Op):
     def d_self(grad, mask):
         return formulas.where(mask, 0.0, grad)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class MaskedFillBackward1(Op):
     """out = self with the value of a 0-dim tensor where ``mask`` is True"""
@@ -124,6 +137,11 @@ class MaskedFillBackward1(Op):
 
     def d_value(grad, mask):
         return formulas.sum(formulas.where(mask, grad, 0.0))
+
+    f_self = d_self
+
+    def f_value(tangent, mask):  # the value's tangent where it was written
+        return formulas.where(mask, tangent, 0.0)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
@@ -160,6 +178,8 @@ class IndexPutBackward0(Op):
     def d_values(grad, indices):
         return formulas.call(IndexBackward0, grad, indices=indices)  # the engine sums it to the values' shape
 
+    jvp = LINEAR  # the tangents of self and values, put the same way
+
 
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` put at ``indices`` (a tuple of index tensors), out of place."""
@@ -182,6 +202,8 @@ class UniformBackward0(Op):
     def d_self(grad):
         return formulas.zeros_like(grad)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class NormalBackward0(Op):
     """out = samples from N(mean, std^2) shaped like self (the gradient to self is zero)"""
@@ -191,3 +213,5 @@ class NormalBackward0(Op):
 
     def d_self(grad):
         return formulas.zeros_like(grad)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one

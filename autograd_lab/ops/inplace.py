@@ -30,7 +30,7 @@ from ..autograd.graph import is_expanded
 from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
-from . import arithmetic, fill, pointwise
+from . import _op_forward, arithmetic, fill, pointwise
 from ._errors import mixed_devices_message
 from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index
 from .view_history import rebase_history
@@ -223,6 +223,8 @@ def commit(tensor: Tensor, name: str, result: Tensor) -> None:
             if record.__class__ is SavedTensor and record.is_output and record._data is data:
                 record.rebind(tensor)
         rebase_history(tensor, node, result._output_nr)
+    if result._fw_grad is not None:  # forward-mode AD: the tangent follows the values
+        _op_forward.after_inplace(tensor, result)
 
 
 def _original_self(record, tensor: Tensor):

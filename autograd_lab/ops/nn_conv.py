@@ -10,7 +10,8 @@ Each op's derivative is again an op of this file, in pairs named as in PyTorch: 
 convolution is ``ConvolutionBackwardBackward0`` (a linear map of the output gradient), whose own
 derivatives are convolutions again, so gradients of gradients work to any order. The derivatives call
 those ops through ``formulas.call``: their ``forward`` (the kernel itself) on arrays, their ``apply`` on
-tensors under ``create_graph``.
+tensors under ``create_graph``. Pooling is linear in its input (``jvp = LINEAR``: the same pooling of the
+tangent); a convolution is bilinear, so its forward derivative is the product rule.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
-from ._op import Op
+from ._op import LINEAR, Op
 
 # -- geometry ----------------------------------------------------------------------------------
 
@@ -128,6 +129,13 @@ class ConvolutionBackward0(Op):
         grad_bias = formulas.sum(grad, (0, 2, 3)) if need_bias and bias_sym_sizes_opt is not None else None
         return grad_input, grad_weight, grad_bias
 
+    def jvp(tangents, input, weight, bias, stride, padding, dilation, groups):  # bilinear: the product rule
+        input_t, weight_t, bias_t = tangents
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, bias_sym_sizes_opt=None)
+        out_t = formulas.call(ConvolutionBackward0, input_t, weight, None, **geometry) + \
+            formulas.call(ConvolutionBackward0, input, weight_t, None, **geometry)
+        return out_t if bias is None else out_t + bias_t.reshape(1, -1, 1, 1)
+
 
 class ConvolutionBackwardBackward0(Op):
     """(grad_input, grad_weight) of a convolution, those named in ``output_mask``: linear in grad_output.
@@ -166,6 +174,21 @@ class ConvolutionBackwardBackward0(Op):
             d_weight = formulas.call(ConvolutionBackwardBackward0, grad_output, gg_input, weight,
                                      output_mask=(False, True), **geometry)
         return d_grad, d_input, d_weight
+
+    def jvp(tangents, grad_output, input, weight, stride, padding, dilation, groups, output_mask):
+        grad_output_t, input_t, weight_t = tangents  # each output is bilinear: the product rule
+
+        def part(mask, grad_output, input, weight):
+            return formulas.call(ConvolutionBackwardBackward0, grad_output, input, weight, output_mask=mask,
+                                 stride=stride, padding=padding, dilation=dilation, groups=groups)
+        outs = []
+        if output_mask[0]:  # grad_input, bilinear in (grad_output, weight)
+            mask = (True, False)
+            outs.append(part(mask, grad_output_t, input, weight) + part(mask, grad_output, input, weight_t))
+        if output_mask[1]:  # grad_weight, bilinear in (grad_output, input)
+            mask = (False, True)
+            outs.append(part(mask, grad_output_t, input, weight) + part(mask, grad_output, input_t, weight))
+        return tuple(outs) if len(outs) > 1 else outs[0]
 
 
 def _each(outputs) -> tuple:
@@ -279,6 +302,8 @@ class MaxPool2DWithIndicesBackward0(Op):
     def d_self(grad, indices, self):
         return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=indices, self_sym_sizes=self.shape)
 
+    jvp = LINEAR
+
 
 def _max_pool_grad(xp, grad, indices, sizes):
     """Zeros shaped like the pooled input (``sizes``), with ``grad`` added at the maxima' ``indices``."""
@@ -300,6 +325,8 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
 
     def d_grad(grad, indices):
         return formulas.call(MaxPool2DWithIndicesBackward0, grad, indices=indices)
+
+    jvp = LINEAR
 
 
 def _max_pool_indices(xp, x, kernel, stride, padding, dilation, ceil_mode):
@@ -381,6 +408,8 @@ class AvgPool2DBackward0(Op):
             ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=divisor_override,
             self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, sizes):
     """Each window's gradient, divided by its divisor, spread evenly over the window (an input of ``sizes``)."""
@@ -406,6 +435,8 @@ class AvgPool2DBackwardBackward0(Op):
         return formulas.call(AvgPool2DBackward0, grad, kernel_size=kernel_size, stride=stride, padding=padding,
                              ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                              divisor_override=divisor_override)
+
+    jvp = LINEAR
 
 
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -445,6 +476,8 @@ class AdaptiveAvgPool2DBackward0(Op):
     def d_self(grad, self):
         return formulas.call(AdaptiveAvgPool2DBackwardBackward0, grad, self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 def _adaptive_avg_grad(xp, grad, sizes):
     """Each output gradient spread evenly over its window of an input of ``sizes``."""
@@ -462,6 +495,8 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
 
     def d_grad(grad, grad_sym_sizes):
         return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[2:]))
+
+    jvp = LINEAR
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:

@@ -1,8 +1,9 @@
 """Reductions: sum, mean, prod, var, std, max/min, amax/amin, logsumexp; argmax/argmin (no gradient).
 
 A reduction's gradient is the incoming gradient put back in the reduced dimensions (``_restore``: size
-1 there) and spread over the input (``expand``), times the local derivative. Gather, scatter and
-``index_select`` are in :mod:`.scatter_gather`.
+1 there) and spread over the input (``expand``), times the local derivative. Its forward derivative goes the
+other way: each element's tangent times that local derivative, summed over the reduced dims (``_weighted``);
+sums and means are linear. Gather, scatter and ``index_select`` are in :mod:`.scatter_gather`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections import namedtuple
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
-from ._op import Op
+from ._op import LINEAR, Op
 
 ValuesIndices = namedtuple("max", ["values", "indices"])
 MinValuesIndices = namedtuple("min", ["values", "indices"])
@@ -44,6 +45,12 @@ def _count(sizes: tuple, dims: tuple) -> int:
     return n
 
 
+def _weighted(d_self, tangent, result, dims, keepdim: bool, *saved):
+    """A reduction's forward derivative: the tangent weighted by how much each element moves the result (the
+    backward derivative ``d_self`` given ones), summed over the reduced ``dims`` (None: all)."""
+    return formulas.sum(d_self(formulas.ones_like(result), *saved) * tangent, dims, keepdim)
+
+
 def _asarray(xp, value, like):
     """NumPy reductions return scalars for 0-d results: keep them arrays of the expected dtype."""
     return xp.asarray(value, dtype=getattr(value, "dtype", like.dtype))
@@ -59,6 +66,8 @@ class SumBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes)
 
+    jvp = LINEAR
+
 
 class SumBackward1(Op):
     """out = sum over dims"""
@@ -69,6 +78,8 @@ class SumBackward1(Op):
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
+
+    jvp = LINEAR
 
 
 class MeanBackward0(Op):
@@ -83,6 +94,8 @@ class MeanBackward0(Op):
     def d_self(grad, self_sym_numel, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes) / self_sym_numel
 
+    jvp = LINEAR
+
 
 class MeanBackward1(Op):
     """out = mean over dims"""
@@ -93,6 +106,8 @@ class MeanBackward1(Op):
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
+
+    jvp = LINEAR
 
 
 def _prod_others(self, dims: tuple):
@@ -124,6 +139,9 @@ class ProdBackward0(Op):
             return grad * result / self
         return grad * _prod_others(self, tuple(range(self.ndim)))
 
+    def f_self(tangent, result, self):
+        return _weighted(ProdBackward0.d_self, tangent, result, None, False, result, self)
+
 
 class ProdBackward1(Op):
     """out = product over one dim"""
@@ -137,6 +155,9 @@ class ProdBackward1(Op):
         if not formulas.any_true(self == 0):
             return grad * _restore(result, self.shape, (dim,), keepdim) / self
         return grad * _prod_others(self, (dim,))
+
+    def f_self(tangent, dim, keepdim, result, self):
+        return _weighted(ProdBackward1.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
 
 
 def _var_backward(grad, correction, dim, keepdim, self):
@@ -157,6 +178,9 @@ class VarBackward0(Op):
     def d_self(grad, correction, dim, keepdim, self):
         return _var_backward(grad, correction, dim, keepdim, self)
 
+    def f_self(tangent, correction, dim, keepdim, result, self):
+        return _weighted(_var_backward, tangent, result, dim, keepdim, correction, dim, keepdim, self)
+
 
 class StdBackward0(Op):
     """out = sqrt(var) over dims; where it is 0 (constant values) its gradient is 0, as in PyTorch"""
@@ -169,6 +193,9 @@ class StdBackward0(Op):
         grad_var = formulas.where(result == 0, 0.0, grad / (2 * result))
         return _var_backward(grad_var, correction, dim, keepdim, self)
 
+    def f_self(tangent, correction, dim, keepdim, result, self):
+        return _weighted(StdBackward0.d_self, tangent, result, dim, keepdim, correction, dim, keepdim, result, self)
+
 
 class _EvenlyDistributed(Op):
     """max()/min() of all elements: tied elements share the gradient evenly (a NaN result: the NaNs share it)"""
@@ -177,6 +204,9 @@ class _EvenlyDistributed(Op):
     def d_self(grad, result, self):
         mask = formulas.isnan(self) if formulas.any_true(formulas.isnan(result)) else self == result
         return formulas.where(mask, grad / formulas.count(mask), 0.0)
+
+    def f_self(tangent, result, self):  # the mean of the tied elements' tangents
+        return _weighted(_EvenlyDistributed.d_self, tangent, result, None, False, result, self)
 
 
 class MaxBackward1(_EvenlyDistributed):
@@ -206,6 +236,9 @@ class _Extremes(Op):
         share = formulas.cast_like(formulas.sum(mask, dim, keepdim=True), grad)
         return _restore(grad, self.shape, dim, keepdim) / share * mask
 
+    def f_self(tangent, dim, keepdim, result, self):
+        return _weighted(_Extremes.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
+
 
 class AmaxBackward0(_Extremes):
     def forward(xp, self, *, dim, keepdim):
@@ -232,6 +265,8 @@ class _ValueSelecting(Op):
         zeros = formulas.zeros(self_sym_sizes, grad)
         return formulas.call(ScatterAddBackward0, zeros, grad, dim=dim, index=indices)
 
+    jvp = LINEAR  # the tangents at the same indices
+
 
 class MaxBackward0(_ValueSelecting):
     """max(dim): values and indices of the largest element of each slice"""
@@ -254,6 +289,9 @@ class LogsumexpBackward0(Op):
     def d_self(grad, dim, keepdim, result, self):
         shape = self.shape
         return _restore(grad, shape, dim, keepdim) * formulas.exp(self - _restore(result, shape, dim, keepdim))
+
+    def f_self(tangent, dim, keepdim, result, self):  # the softmax-weighted sum of the tangents
+        return _weighted(LogsumexpBackward0.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
 
 
 # -- front-end functions ------------------------------------------------------------------------

@@ -4,7 +4,8 @@ build a new tensor from pieces (cat, stack, repeat, flip) are in :mod:`.join`.
 
 A view shares its base's memory and version counter (``_base`` points to the base): modifying one
 in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one;
-slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``).
+slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``). Every op here is linear:
+its forward derivative (``jvp = LINEAR``) takes the same view of the tangent.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
-from ._op import Op
+from ._op import LINEAR, Op
 
 
 def _sizes(args) -> tuple:
@@ -40,6 +41,8 @@ class ViewBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
 
+    jvp = LINEAR
+
 
 class ReshapeAliasBackward0(ViewBackward0):
     """out = self with another shape, same memory: reshape of a non-contiguous tensor that a view can
@@ -56,6 +59,8 @@ class UnsafeViewBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
 
+    jvp = LINEAR
+
 
 class AliasBackward0(Op):
     is_view = True
@@ -66,6 +71,8 @@ class AliasBackward0(Op):
     def d_self(grad):
         return grad
 
+    jvp = LINEAR
+
 
 class TBackward0(Op):
     is_view = True
@@ -75,6 +82,8 @@ class TBackward0(Op):
 
     def d_self(grad):
         return formulas.t(grad)
+
+    jvp = LINEAR
 
 
 class TransposeBackward0(Op):
@@ -87,6 +96,8 @@ class TransposeBackward0(Op):
     def d_self(grad, dim0, dim1):
         return formulas.transpose(grad, dim0, dim1)
 
+    jvp = LINEAR
+
 
 class PermuteBackward0(Op):
     saves = ("dims",)
@@ -97,6 +108,8 @@ class PermuteBackward0(Op):
 
     def d_self(grad, dims):
         return formulas.permute(grad, _inverse(dims))
+
+    jvp = LINEAR
 
 
 def _inverse(dims) -> list:
@@ -124,6 +137,8 @@ class ExpandBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return formulas.sum_to(grad, self_sym_sizes)
 
+    jvp = LINEAR
+
 
 class _Squeeze(Op):
     saves = ("self_sym_sizes",)
@@ -134,6 +149,8 @@ class _Squeeze(Op):
 
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
+
+    jvp = LINEAR
 
 
 class SqueezeBackward0(_Squeeze):
@@ -164,6 +181,8 @@ class UnsqueezeBackward0(Op):
 
     def d_self(grad, dim):
         return formulas.squeeze(grad, dim)
+
+    jvp = LINEAR
 
 
 def _each(grads) -> tuple:
@@ -197,6 +216,8 @@ class SplitBackward0(Op):
             shapes.append(tuple(shape))
         return formulas.cat(_fill_missing(grads, shapes, ref), dim)
 
+    jvp = LINEAR
+
 
 class SplitWithSizesBackward0(Op):
     """outputs = views of pieces of the given sizes along ``dim``"""
@@ -220,6 +241,8 @@ class SplitWithSizesBackward0(Op):
             shapes.append(tuple(shape))
         return formulas.cat(_fill_missing(grads, shapes, ref), dim)
 
+    jvp = LINEAR
+
 
 class UnbindBackward0(Op):
     """outputs = the slices along ``dim``, as views"""
@@ -235,6 +258,8 @@ class UnbindBackward0(Op):
         ref = next(g for g in grads if g is not None)
         return formulas.stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
 
+    jvp = LINEAR
+
 
 class SliceBackward0(Op):
     """out = self[start:end:step] along ``dim``, a view"""
@@ -247,6 +272,8 @@ class SliceBackward0(Op):
     def d_self(grad, dim, end, self_sym_sizes, start, step):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
 
+    jvp = LINEAR
+
 
 class SelectBackward0(Op):
     """out = self[..., index, ...] at ``dim``, a view with one dim fewer"""
@@ -258,6 +285,8 @@ class SelectBackward0(Op):
 
     def d_self(grad, dim, index, self_sym_sizes):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (index,))
+
+    jvp = LINEAR
 
 
 class DiagonalBackward0(Op):
@@ -278,6 +307,8 @@ class DiagonalBackward0(Op):
         return formulas.call(DiagonalBackwardBackward0, grad, sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1,
                              dim2=dim2)
 
+    jvp = LINEAR
+
 
 class DiagonalBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` written on a diagonal (the gradient of ``diagonal``)"""
@@ -293,6 +324,8 @@ class DiagonalBackwardBackward0(Op):
     def d_self(grad, dim1, dim2, offset):
         return formulas.call(DiagonalBackward0, grad, offset=offset, dim1=dim1, dim2=dim2)
 
+    jvp = LINEAR
+
 
 class SliceBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` written at a basic index (the gradient of slicing)"""
@@ -305,6 +338,8 @@ class SliceBackwardBackward0(Op):
 
     def d_self(grad, index):
         return grad[index]
+
+    jvp = LINEAR
 
 
 def _embed(grad, sizes, index):
