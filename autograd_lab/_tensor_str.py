@@ -111,4 +111,9 @@ def format_tensor(tensor, prefix: str = "tensor(") -> str:
         suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    text = prefix + body + "".join(", " + s for s in suffixes)
+    if tensor._fw_grad is not None:  # a dual tensor (forward-mode AD): its tangent, on a line of its own if long
+        tangent = f"tangent={tensor._fw_grad!r}"
+        last_line = len(text) - text.rfind("\n") + 1
+        text += (",\n" + " " * len(prefix) if last_line + len(tangent) + 2 > LINE_WIDTH else ", ") + tangent
+    return text + ")"

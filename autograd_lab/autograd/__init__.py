@@ -191,9 +191,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is left alone)."""
     from ..creation import zeros_like
-    if is_grads_batched:
-        raise RuntimeError("is_grads_batched=True is not supported by autograd_lab (it needs vmap): call grad once "
-                           "per row of the batched grad_outputs instead")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
                          "allow_unused=False.")
@@ -213,11 +210,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not _is_edge(t) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     _check_roots(outs)
-    grads = _make_grads(outs, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else ())
     if retain_graph is None:
         retain_graph = create_graph
-    captured = run_to_end(backward_steps(outs, grads, retain_graph=retain_graph, create_graph=create_graph,
-                                         inputs=ins, accumulate=False, yield_steps=False))
+    if is_grads_batched:
+        captured = _batched_grads(outs, ins, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else (),
+                                  retain_graph, create_graph)
+    else:
+        grads = _make_grads(outs, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else ())
+        captured = run_to_end(backward_steps(outs, grads, retain_graph=retain_graph, create_graph=create_graph,
+                                             inputs=ins, accumulate=False, yield_steps=False))
     result = []
     for i, (g, t) in enumerate(zip(captured, ins)):
         if g is None:
@@ -237,6 +238,41 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), result))
     return tuple(result)
+
+
+def _batched_grads(outputs: tuple, inputs: tuple, grad_outputs: tuple, retain_graph: bool, create_graph: bool) -> list:
+    """``grad`` with ``is_grads_batched``: the first dim of each output gradient is a batch; one backward per row
+    (PyTorch vmaps the rows; a loop gives the same values), the gradients stacked along a new first dim."""
+    from ..ops.join import stack
+    if len(grad_outputs) != len(outputs) or any(g is None for g in grad_outputs):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs [autograd_lab] with "
+                           "is_grads_batched=True, pass one batched gradient per output in grad_outputs")
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if _is_edge(out):
+            raise RuntimeError("Batched grads are not supported with GradientEdge")
+        if not isinstance(g, engine._Tensor) or g.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                             f"C++ to convert a 0-dim tensor to a number [autograd_lab] grad_outputs[{i}] has no batch "
+                             "dim: with is_grads_batched=True its first dim is the batch")
+        if tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {_engine_size(g.shape[1:])!r} and "
+                f"output[{i}] has a shape of {out.shape!r}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+    batch = {g.shape[0] for g in grad_outputs}
+    if len(batch) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{[g.shape[0] for g in grad_outputs]} for the mapped dimension")
+    rows = []
+    for b in range(batch.pop()):
+        grads = _make_grads(outputs, tuple(g[b] for g in grad_outputs))
+        last = b == grad_outputs[0].shape[0] - 1
+        rows.append(run_to_end(backward_steps(outputs, grads, retain_graph=retain_graph or not last,
+                                              create_graph=create_graph, inputs=inputs, accumulate=False,
+                                              yield_steps=False)))
+    return [None if row[0] is None else stack(list(row)) for row in zip(*rows)] if rows else [None] * len(inputs)
 
 
 def _input_shape(t) -> tuple:

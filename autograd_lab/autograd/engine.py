@@ -163,14 +163,10 @@ def run_node(node, grads: list, index: int, task: GraphTask) -> BackwardStep:
         if task.accumulate:
             _accumulate(node, grads[0], task, step)
     elif _any_gradient(grads) or node.runs_without_grads:  # (custom Functions run even without one, as in PyTorch)
-        try:
+        if _anomaly._state.enabled:  # NaN checked; an error carries the traceback of the forward call that made the node
+            grad_inputs = _anomaly.run_backward(node, grads, _checked)
+        else:
             grad_inputs = _checked(node, node._backward(grads))
-            if _anomaly._state.enabled and _anomaly._state.check_nan:
-                _anomaly.check_nan(node, grad_inputs)
-        except Exception as exc:
-            if _anomaly._state.enabled:  # the error carries the traceback of the forward call that made the node
-                _anomaly.annotate_error(exc, node)
-            raise
     else:  # no gradient arrived for any output: none leaves
         grad_inputs = [None] * len(node.next_functions)
     if extras is not None and extras.post_hooks:

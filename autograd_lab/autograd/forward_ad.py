@@ -21,14 +21,21 @@ only cost an op pays is one attribute check.
 
 from __future__ import annotations
 
+import inspect
 import threading
 import weakref
 from collections import namedtuple
 
-__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
+__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor",
+           "ForwardADNotImplementedError"]
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 UnpackedDualTensor.__doc__ = "What ``unpack_dual`` returns: the ``primal`` (a view of the tensor) and its ``tangent``."
+
+
+class ForwardADNotImplementedError(NotImplementedError):
+    """An op (or custom Function) without a forward-mode derivative met a tangent (PyTorch raises a
+    ``NotImplementedError`` there too; this subclass lets ``functional.jvp`` fall back to reverse mode)."""
 
 
 class _Level:
@@ -149,6 +156,60 @@ def write_tangent(tensor, tangent) -> None:
         old._data[...] = tangent._data
         return
     set_tangent(tensor, tangent)
+
+
+def function_jvp(cls, ctx, args: tuple, outputs: tuple) -> None:
+    """A custom Function's outputs get their tangents from ``cls.jvp(ctx, *tangents)``: one tangent per argument
+    of forward (zeros for a floating-point tensor without one, None for the others), one back per output."""
+    from ..tensor import Tensor
+    tangents = [a._fw_grad if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        ctx._forward_saved = None
+        return
+    from .function import Function
+    if inspect.getattr_static(cls, "jvp") is inspect.getattr_static(Function, "jvp"):  # not overridden
+        raise ForwardADNotImplementedError("You must implement the jvp function for custom autograd.Function to use "
+                                           "it with forward mode AD.")
+    tangents = [t if t is not None or not isinstance(a, Tensor) or a._data.dtype.kind != "f"
+                else Tensor._make(_zeros(a._data)) for t, a in zip(tangents, args)]
+    if ctx._forward_saved is None:
+        ctx._forward_saved = ()
+    try:
+        with without_tangents():
+            result = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._forward_saved = None
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(outputs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outputs)} "
+                           f"but got {len(result)})")
+    for out, tangent in zip(outputs, result):
+        if tangent is None or not isinstance(out, Tensor) or out._data.dtype.kind != "f":
+            continue
+        if tangent.shape != out.shape:
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(out.shape)} while the given "
+                               f"forward gradient is of size {list(tangent.shape)}. [autograd_lab] {cls.__name__}.jvp "
+                               "returns one tangent per output, shaped like it")
+        write_tangent(out, tangent)
+
+
+def _zeros(data):
+    from ..backend import namespace_of
+    return namespace_of(data).zeros(data.shape, dtype=data.dtype)
+
+
+def remember_output_tangents(node, tangents: tuple) -> None:
+    """Keep the tangents of a node's outputs with the node: a backward under ``create_graph`` rebuilds a saved
+    output from its values (``SavedTensor``), and gives it its tangent back from here (forward over reverse)."""
+    node._get_extras().output_tangents = (_state.level, tangents)
+
+
+def restore_output_tangent(output, node, output_nr: int) -> None:
+    extras = node._extras
+    saved = None if extras is None else extras.output_tangents
+    if saved is not None and saved[0] is _state.level and saved[1][output_nr] is not None:
+        set_tangent(output, saved[1][output_nr])
 
 
 class without_tangents:

@@ -20,6 +20,8 @@ import threading
 import weakref
 from contextlib import contextmanager
 
+from . import forward_ad
+
 __all__ = ["VersionCounter", "SavedTensor", "saved_tensors_hooks", "disable_saved_tensors_hooks",
            "allow_mutation_on_saved_tensors"]
 
@@ -36,6 +38,7 @@ DETACHED_MESSAGE = (
 )
 
 _Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this module)
+_dual = forward_ad._state
 
 
 class VersionCounter:
@@ -145,8 +148,11 @@ class SavedTensor:
         if current != self.saved_version:
             raise RuntimeError(self._version_error(node, current))
         if self.is_output:
-            return _Tensor._make(self._data, grad_fn=node, output_nr=self.output_nr,
-                                 version_counter=self._version_counter)
+            output = _Tensor._make(self._data, grad_fn=node, output_nr=self.output_nr,
+                                   version_counter=self._version_counter)
+            if _dual.level is not None:  # forward-mode AD through a backward (create_graph): the output's tangent too
+                forward_ad.restore_output_tangent(output, node, self.output_nr)
+            return output
         if for_backward and self._tensor._grad_fn is None and self._was_non_leaf:
             raise RuntimeError(DETACHED_MESSAGE)
         return self._tensor

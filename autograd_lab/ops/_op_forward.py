@@ -11,7 +11,8 @@ per-input ones. One of:
 * ``jvp(tangents, <names>)``: one rule for all inputs; ``tangents`` has one entry per input, zeros for a
   floating-point input without a tangent, ``None`` for the others.
 * ``jvp = LINEAR``: the op is linear in its inputs, so its tangent is the op itself applied to the inputs'
-  tangents, with the same settings (PyTorch's ``auto_linear``): views, shape ops, sums, indexing, padding...
+  tangents, with the same settings (PyTorch's ``auto_linear``): shape ops, sums, indexing, padding... A view
+  op (``is_view``) is linear and needs no rule: its tangent is the same view of the input's tangent.
 
 The names after the tangent are bound by name, as for the backward formulas, but from everything the forward
 has at hand: an input's value (``self``, ``other``...), ``result`` (the output; a tuple for several), a keyword
@@ -49,7 +50,7 @@ def read_forward_rule(cls) -> None:
     """Set ``cls._forward_rule``: ``rule(tangents, inputs, params, result) -> output tangent(s)``, or None."""
     jvp = getattr(cls, "jvp", None)
     own = [name for name in cls._inputs if hasattr(cls, "f_" + name)]
-    if jvp is LINEAR:
+    if jvp is LINEAR or (jvp is None and not own and cls.is_view):
         cls._forward_rule = _linear_rule(cls)
     elif jvp is not None:
         cls._forward_rule = _joint_rule(jvp, _getters(cls, jvp))
@@ -152,7 +153,7 @@ def propagate(cls, inputs: tuple, params: dict, outputs: list) -> None:
         return
     rule = cls._forward_rule
     if rule is None:
-        raise NotImplementedError(
+        raise forward_ad.ForwardADNotImplementedError(
             f"Trying to use forward AD with {_forward_name(cls)} that does not support it because it has not been "
             "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"
             "template=feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
@@ -165,6 +166,9 @@ def propagate(cls, inputs: tuple, params: dict, outputs: list) -> None:
     for out, tangent in zip(outputs, out_tangents):
         if tangent is not None and out._data.dtype.kind == "f":
             forward_ad.set_tangent(out, fitted(tangent, out))
+    node = outputs[0]._grad_fn
+    if node.__class__ is cls and "result" in cls.saves:  # (its backward rebuilds the output: it needs the tangent)
+        forward_ad.remember_output_tangents(node, tuple(out._fw_grad for out in outputs))
 
 
 def fitted(tangent, out) -> Tensor:

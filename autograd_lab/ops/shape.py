@@ -1,12 +1,8 @@
-"""Shape ops that are views: view, reshape, transpose, permute, expand, squeeze, unsqueeze, split,
-unbind, narrow, select, diagonal (and ``reshape``'s copy where no view can express it). The ops that
-build a new tensor from pieces (cat, stack, repeat, flip) are in :mod:`.join`.
-
-A view shares its base's memory and version counter (``_base`` points to the base): modifying one
-in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one;
-slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``). Every op here is linear:
-its forward derivative (``jvp = LINEAR``) takes the same view of the tangent.
-"""
+"""Shape ops that are views: view, reshape, transpose, permute, expand, squeeze, unsqueeze, split, unbind, narrow,
+select, diagonal (and ``reshape``'s copy where no view can express it); cat, stack, repeat, flip are in :mod:`.join`.
+A view shares its base's memory and version counter (``_base``): modifying one in place changes the other. Each view's
+gradient is the inverse rearrangement of the incoming one; slicing's embeds the incoming gradient in zeros
+(``SliceBackwardBackward0``). All are linear: a view's tangent is the same view of the tangent."""
 
 from __future__ import annotations
 
@@ -41,8 +37,6 @@ class ViewBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
 
-    jvp = LINEAR
-
 
 class ReshapeAliasBackward0(ViewBackward0):
     """out = self with another shape, same memory: reshape of a non-contiguous tensor that a view can
@@ -52,14 +46,13 @@ class ReshapeAliasBackward0(ViewBackward0):
 class UnsafeViewBackward0(Op):
     """out = a reshaped copy (reshape of a tensor that no view can express)"""
     saves = ("self_sym_sizes",)
+    jvp = LINEAR
 
     def forward(xp, self, *, shape):
         return self.reshape(shape)
 
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
-
-    jvp = LINEAR
 
 
 class AliasBackward0(Op):
@@ -71,8 +64,6 @@ class AliasBackward0(Op):
     def d_self(grad):
         return grad
 
-    jvp = LINEAR
-
 
 class TBackward0(Op):
     is_view = True
@@ -82,8 +73,6 @@ class TBackward0(Op):
 
     def d_self(grad):
         return formulas.t(grad)
-
-    jvp = LINEAR
 
 
 class TransposeBackward0(Op):
@@ -96,8 +85,6 @@ class TransposeBackward0(Op):
     def d_self(grad, dim0, dim1):
         return formulas.transpose(grad, dim0, dim1)
 
-    jvp = LINEAR
-
 
 class PermuteBackward0(Op):
     saves = ("dims",)
@@ -108,8 +95,6 @@ class PermuteBackward0(Op):
 
     def d_self(grad, dims):
         return formulas.permute(grad, _inverse(dims))
-
-    jvp = LINEAR
 
 
 def _inverse(dims) -> list:
@@ -137,8 +122,6 @@ class ExpandBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return formulas.sum_to(grad, self_sym_sizes)
 
-    jvp = LINEAR
-
 
 class _Squeeze(Op):
     saves = ("self_sym_sizes",)
@@ -149,8 +132,6 @@ class _Squeeze(Op):
 
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
-
-    jvp = LINEAR
 
 
 class SqueezeBackward0(_Squeeze):
@@ -181,8 +162,6 @@ class UnsqueezeBackward0(Op):
 
     def d_self(grad, dim):
         return formulas.squeeze(grad, dim)
-
-    jvp = LINEAR
 
 
 def _each(grads) -> tuple:
@@ -216,8 +195,6 @@ class SplitBackward0(Op):
             shapes.append(tuple(shape))
         return formulas.cat(_fill_missing(grads, shapes, ref), dim)
 
-    jvp = LINEAR
-
 
 class SplitWithSizesBackward0(Op):
     """outputs = views of pieces of the given sizes along ``dim``"""
@@ -241,8 +218,6 @@ class SplitWithSizesBackward0(Op):
             shapes.append(tuple(shape))
         return formulas.cat(_fill_missing(grads, shapes, ref), dim)
 
-    jvp = LINEAR
-
 
 class UnbindBackward0(Op):
     """outputs = the slices along ``dim``, as views"""
@@ -258,8 +233,6 @@ class UnbindBackward0(Op):
         ref = next(g for g in grads if g is not None)
         return formulas.stack(_fill_missing(grads, [ref.shape] * len(grads), ref), dim)
 
-    jvp = LINEAR
-
 
 class SliceBackward0(Op):
     """out = self[start:end:step] along ``dim``, a view"""
@@ -272,8 +245,6 @@ class SliceBackward0(Op):
     def d_self(grad, dim, end, self_sym_sizes, start, step):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
 
-    jvp = LINEAR
-
 
 class SelectBackward0(Op):
     """out = self[..., index, ...] at ``dim``, a view with one dim fewer"""
@@ -285,8 +256,6 @@ class SelectBackward0(Op):
 
     def d_self(grad, dim, index, self_sym_sizes):
         return _embed(grad, self_sym_sizes, (slice(None),) * dim + (index,))
-
-    jvp = LINEAR
 
 
 class DiagonalBackward0(Op):
@@ -307,12 +276,11 @@ class DiagonalBackward0(Op):
         return formulas.call(DiagonalBackwardBackward0, grad, sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1,
                              dim2=dim2)
 
-    jvp = LINEAR
-
 
 class DiagonalBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` written on a diagonal (the gradient of ``diagonal``)"""
     saves = ("dim1", "dim2", "offset")
+    jvp = LINEAR
 
     def forward(xp, self, *, sizes, offset, dim1, dim2):
         out = xp.zeros(sizes, dtype=self.dtype)
@@ -324,12 +292,11 @@ class DiagonalBackwardBackward0(Op):
     def d_self(grad, dim1, dim2, offset):
         return formulas.call(DiagonalBackward0, grad, offset=offset, dim1=dim1, dim2=dim2)
 
-    jvp = LINEAR
-
 
 class SliceBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` written at a basic index (the gradient of slicing)"""
     saves = ("index",)
+    jvp = LINEAR
 
     def forward(xp, self, *, sizes, index):
         out = xp.zeros(sizes, dtype=self.dtype)
@@ -338,8 +305,6 @@ class SliceBackwardBackward0(Op):
 
     def d_self(grad, index):
         return grad[index]
-
-    jvp = LINEAR
 
 
 def _embed(grad, sizes, index):
