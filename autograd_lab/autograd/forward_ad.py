@@ -26,16 +26,18 @@ import threading
 import weakref
 from collections import namedtuple
 
-__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor",
-           "ForwardADNotImplementedError"]
+__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 UnpackedDualTensor.__doc__ = "What ``unpack_dual`` returns: the ``primal`` (a view of the tensor) and its ``tangent``."
 
 
-class ForwardADNotImplementedError(NotImplementedError):
-    """An op (or custom Function) without a forward-mode derivative met a tangent (PyTorch raises a
-    ``NotImplementedError`` there too; this subclass lets ``functional.jvp`` fall back to reverse mode)."""
+def missing_rule(message: str) -> NotImplementedError:
+    """The error for a tangent that meets an op (or custom Function) without a forward derivative: PyTorch's type,
+    marked (``forward_rule_missing``) so that ``functional.jvp`` can fall back to reverse mode."""
+    error = NotImplementedError(message)
+    error.forward_rule_missing = True
+    return error
 
 
 class _Level:
@@ -124,21 +126,15 @@ def make_dual(tensor, tangent, *, level: int | None = None):
 
 
 def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
-    """``(primal, tangent)`` of ``tensor``: a view of it without tangent, and its tangent (``None`` if it has none,
-    or outside a dual level)."""
+    """``(primal, tangent)`` of ``tensor``: a view of it without tangent, and its tangent (``None`` if it has none);
+    outside a dual level, ``(tensor, None)``."""
     from ..tensor import Tensor
     current = _check_level(level)
-    if not isinstance(tensor, Tensor):
+    if not isinstance(tensor, Tensor) or current is None:
         return UnpackedDualTensor(tensor, None)
-    tangent = tensor._fw_grad if current is not None else None
-    if tangent is None:
-        return UnpackedDualTensor(tensor, None)
-    previous, _state.level = _state.level, None  # (the primal view takes no tangent)
-    try:
+    with without_tangents():  # (the primal view takes no tangent)
         primal = tensor.view_as(tensor)
-    finally:
-        _state.level = previous
-    return UnpackedDualTensor(primal, tangent)
+    return UnpackedDualTensor(primal, tensor._fw_grad)
 
 
 # -- what ops and Functions use ----------------------------------------------------------------------
@@ -168,8 +164,8 @@ def function_jvp(cls, ctx, args: tuple, outputs: tuple) -> None:
         return
     from .function import Function
     if inspect.getattr_static(cls, "jvp") is inspect.getattr_static(Function, "jvp"):  # not overridden
-        raise ForwardADNotImplementedError("You must implement the jvp function for custom autograd.Function to use "
-                                           "it with forward mode AD.")
+        raise missing_rule("You must implement the jvp function for custom autograd.Function to use it with forward "
+                           "mode AD.")
     tangents = [t if t is not None or not isinstance(a, Tensor) or a._data.dtype.kind != "f"
                 else Tensor._make(_zeros(a._data)) for t, a in zip(tangents, args)]
     if ctx._forward_saved is None:

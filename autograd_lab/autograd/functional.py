@@ -200,8 +200,9 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     if not strict and forward_ad._state.level is None:
         try:
             return _forward_jvp(func, inputs, v, create_graph)
-        except forward_ad.ForwardADNotImplementedError:
-            pass  # an op without a forward derivative: by two backward passes instead
+        except NotImplementedError as exc:
+            if not getattr(exc, "forward_rule_missing", False):
+                raise  # (else an op without a forward derivative: by two backward passes instead)
     return _double_backward_jvp(func, inputs, v, create_graph, strict)
 
 
@@ -333,7 +334,9 @@ def _forward_jacobian(func: Callable, inputs, strict: bool, vectorize: bool):
     inputs = _fresh_leaves(inputs, create_graph=False, need_graph=True)  # (func may differentiate them: a Hessian)
     try:
         outputs_tuple, columns = _forward_columns(func, inputs)
-    except forward_ad.ForwardADNotImplementedError:
+    except NotImplementedError as exc:
+        if not getattr(exc, "forward_rule_missing", False):
+            raise
         outputs_tuple, columns = _double_backward_columns(func, inputs)
     jac = [[None] * len(inputs) for _ in columns]
     for i, per_input in enumerate(columns):

@@ -49,7 +49,7 @@ def fast_mode(func, inputs, outputs, eps, atol, rtol, nondet_tol, backward_ad: b
         return
     if backward_ad:
         first, second = (_backward_projections(inputs, outputs, v) for _ in range(2))
-        _gc._reentrant([[np.asarray(x)] for x in first], [[np.asarray(x)] for x in second], nondet_tol)
+        _gc._reentrant(first, second, nondet_tol)
         for m, v_m in enumerate(v):
             for k, u_k in enumerate(u):
                 ana, num = first[m][k] @ u_k, v_m @ numerical[k][m]

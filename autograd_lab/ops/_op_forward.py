@@ -153,7 +153,7 @@ def propagate(cls, inputs: tuple, params: dict, outputs: list) -> None:
         return
     rule = cls._forward_rule
     if rule is None:
-        raise forward_ad.ForwardADNotImplementedError(
+        raise forward_ad.missing_rule(
             f"Trying to use forward AD with {_forward_name(cls)} that does not support it because it has not been "
             "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"
             "template=feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
