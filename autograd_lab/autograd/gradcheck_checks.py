@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from ..backend import namespace_of
 from . import gradcheck as _gc
 from .graph import Node, gradient_edge
 
@@ -67,7 +68,7 @@ def _directional(func, inputs, t, direction, eps) -> list:
     """J u for each floating-point output: the central difference of the outputs along ``direction``."""
     data = t._data
     original = data.copy()
-    step = (direction * eps).reshape(data.shape).astype(data.dtype)
+    step = namespace_of(data).asarray((direction * eps).reshape(data.shape), dtype=data.dtype)  # (on t's device)
     data[...] = original + step
     plus = [_gc.host64(o) for o in _gc.float_outputs(func(*inputs))]
     data[...] = original - step
