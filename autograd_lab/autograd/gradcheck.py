@@ -165,7 +165,7 @@ def mismatch_message(numerical, analytical, m: int, k: int, atol: float, rtol: f
 
 def _mismatch_report(num, ana, atol, rtol, limit=8) -> str:
     bad = np.argwhere(~np.isclose(ana, num, rtol=rtol, atol=atol))
-    lines = [f"  {len(bad)} of {num.size} Jacobian entries disagree:"]
+    lines = [f"  {len(bad)} of {num.size} Jacobian entries disagree (row = output element, col = input element):"]
     for row, col in bad[:limit]:
         lines.append(f"    [out {col}, in {row}]  numerical {num[row, col]: .6g}   analytical {ana[row, col]: .6g}")
     if len(bad) > limit:

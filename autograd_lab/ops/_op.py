@@ -163,9 +163,8 @@ class Op(Node):
                 for v in value:
                     if v.__class__ is SavedTensor:
                         v.release()
-            elif value.__class__ in _NUMBERS:
+            elif value.__class__ in _NUMBERS:  # (not listed as freed: what is shown freed are the tensors)
                 saved = saved[:i] + (SavedTensor.freed(self.saves[i]),) + saved[i + 1:]
-                freed.append(self.saves[i])
         self._saved = saved
         self._released = True
         return freed
