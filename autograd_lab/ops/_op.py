@@ -32,7 +32,11 @@ is saved only if a derivative that reads it will run: ``a * 3`` with ``a`` requi
 parameters named in ``tensor_params`` (a loss's ``target``, an ``index``, a ``mask``: tensors no
 gradient flows to) are given as tensors: ``forward`` gets their arrays, and a saved one is a
 version-checked record like an input (changing a target in place before ``backward()`` is an error, not
-a silently different gradient).
+a silently different gradient); like an input, it is kept only if a derivative that will run reads it.
+
+*Forward derivatives* (forward-mode AD) sit beside the backward ones: ``f_<input>(tangent, <names>)`` per
+input (``f_self = d_self`` for an element-wise op), one ``jvp``, or ``jvp = LINEAR``; see
+:mod:`autograd_lab.ops._op_forward`. When no dual level is open, ``apply`` spends one check on them.
 """
 
 from __future__ import annotations
