@@ -43,6 +43,8 @@ class AddBackward0(Op):
     def d_other(grad, alpha):
         return grad if alpha == 1 else grad * alpha
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class SubBackward0(Op):
     """out = self - alpha * other"""
@@ -58,6 +60,8 @@ class SubBackward0(Op):
     def d_other(grad, alpha):
         return -grad if alpha == 1 else grad * -alpha
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class RsubBackward1(Op):
     """out = other - alpha * self, for ``number - tensor``"""
@@ -69,6 +73,8 @@ class RsubBackward1(Op):
 
     def d_self(grad, alpha):
         return -grad if alpha == 1 else grad * -alpha
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class MulBackward0(Op):
@@ -85,6 +91,8 @@ class MulBackward0(Op):
     def d_other(grad, self):
         return grad * self
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class DivBackward0(Op):
     """out = self / other (true division: integers give floats)"""
@@ -100,10 +108,12 @@ class DivBackward0(Op):
     def d_other(grad, self, other):
         return -grad * self / (other * other)
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class DivBackward2(Op):
     """out = self / other rounded with ``rounding_mode`` ('floor' or 'trunc'): piecewise constant"""
-    saves = ("rounding_mode",)
+    saves = ("other", "rounding_mode", "self")
     promotes = True
 
     def forward(xp, self, other, *, rounding_mode):
@@ -111,11 +121,15 @@ class DivBackward2(Op):
         out = xp.floor(quotient) if rounding_mode == "floor" else xp.trunc(quotient)
         return xp.asarray(out).astype(xp.result_type(self, other))
 
-    def d_self(grad):
-        return grad * 0  # zero where defined; keeps NaN/inf where the incoming gradient has them (PyTorch's formula)
-
-    def d_other(grad):
+    # Zero where defined; NaN/inf where the incoming gradient has them (PyTorch's formula). They take the operands
+    # PyTorch's formulas take, so that these are saved and freed as there (a second backward raises).
+    def d_self(grad, other):
         return grad * 0
+
+    def d_other(grad, self, other):
+        return grad * 0
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 class ReciprocalBackward0(Op):
@@ -129,6 +143,8 @@ class ReciprocalBackward0(Op):
     def d_self(grad, result):
         return -grad * result * result
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class NegBackward0(Op):
     """out = -self"""
@@ -138,6 +154,8 @@ class NegBackward0(Op):
 
     def d_self(grad):
         return -grad
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class PowBackward0(Op):
@@ -151,6 +169,8 @@ class PowBackward0(Op):
         if exponent == 0:
             return formulas.zeros_like(grad)
         return grad * exponent * self ** (exponent - 1)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class PowBackward1(Op):
@@ -169,6 +189,8 @@ class PowBackward1(Op):
     def d_exponent(grad, self, exponent, result):
         return formulas.where((self == 0) & (exponent >= 0), 0.0, grad * result * formulas.log(self))
 
+    f_self, f_exponent = d_self, d_exponent  # element-wise: the forward derivatives are the backward ones
+
 
 class PowBackward2(Op):
     """out = self ** exponent, self a number and exponent a tensor"""
@@ -182,6 +204,8 @@ class PowBackward2(Op):
         if self == 0:
             return formulas.where(exponent >= 0, 0.0, grad * result * float("-inf"))
         return grad * result * float(backend.np.log(self))
+
+    f_exponent = d_exponent  # element-wise: the forward derivative is the backward one
 
 
 class RemainderBackward0(Op):
@@ -197,6 +221,8 @@ class RemainderBackward0(Op):
 
     def d_other(grad, self, other):
         return -grad * formulas.floor_div(self, other)
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 # -- front-end functions ------------------------------------------------------------------------

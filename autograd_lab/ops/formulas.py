@@ -257,6 +257,13 @@ def mv(a, v):
     return a @ v
 
 
+def dot(a, b):
+    """The dot product of two vectors (a 0-dim result)."""
+    if _tensor_among((a, b)):
+        return a.dot(b)
+    return _xp(a).asarray(a.dot(b))
+
+
 # -- making and joining ---------------------------------------------------------------------------------
 def zeros(shape, like):
     """Zeros of ``shape`` with ``like``'s dtype and device."""
@@ -267,6 +274,13 @@ def zeros(shape, like):
 
 def zeros_like(x):
     return zeros(x.shape, x)
+
+
+def ones_like(x):
+    """Ones shaped like ``x``, with its dtype and device."""
+    if isinstance(x, Tensor):
+        return Tensor._make(backend.namespace_of(x._data).ones(x._data.shape, dtype=x._data.dtype))
+    return _xp(x).ones(x.shape, dtype=x.dtype)
 
 
 def to_device(x, device):

@@ -1,7 +1,8 @@
 """Ops that build a new tensor from pieces: ``cat``, ``stack``, ``repeat`` and ``flip`` (copies, not views).
 
 Each one's gradient takes the pieces back apart: ``cat``'s splits the incoming gradient, ``stack``'s
-unbinds it, ``repeat``'s sums the copies, ``flip``'s flips it again.
+unbinds it, ``repeat``'s sums the copies, ``flip``'s flips it again. All four are linear: their forward
+derivative (``jvp = LINEAR``) builds the same from the tangents.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .out import write_out
 from .shape import _sizes
 
@@ -32,6 +33,8 @@ class RepeatBackward0(Op):
         summed = formulas.sum(grad.reshape(split), tuple(range(0, 2 * len(sizes), 2)))
         return summed.reshape(self_sym_sizes)
 
+    jvp = LINEAR
+
 
 class CatBackward0(Op):
     """out = inputs joined along ``dim``"""
@@ -44,6 +47,8 @@ class CatBackward0(Op):
         pieces = iter(formulas.split(grad, [n for n in sizes if n is not None], dim))
         return tuple(next(pieces) if n is not None else formulas.zeros((0,), grad) for n in sizes)
 
+    jvp = LINEAR
+
 
 class StackBackward0(Op):
     """out = inputs stacked along a new ``dim``"""
@@ -55,6 +60,8 @@ class StackBackward0(Op):
     def backward(grad, dim):
         return formulas.unbind(grad, dim)
 
+    jvp = LINEAR
+
 
 class FlipBackward0(Op):
     saves = ("dims",)
@@ -64,6 +71,8 @@ class FlipBackward0(Op):
 
     def d_self(grad, dims):
         return formulas.flip(grad, dims)
+
+    jvp = LINEAR
 
 
 

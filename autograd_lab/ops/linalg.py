@@ -50,6 +50,13 @@ class MmBackward0(Op):
     def d_mat2(grad, mat2_sym_sizes, mat2_sym_strides, self):
         return mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
 
+    # forward derivatives (the product rule: each factor's tangent times the other factor)
+    def f_self(tangent, mat2):
+        return formulas.mm(tangent, mat2)
+
+    def f_mat2(tangent, self):
+        return formulas.mm(self, tangent)
+
 
 class BmmBackward0(Op):
     """out[b] = self[b] @ mat2[b] (3-D by 3-D)"""
@@ -63,6 +70,12 @@ class BmmBackward0(Op):
 
     def d_mat2(grad, self):
         return formulas.bmm(formulas.transpose(self, 1, 2), grad)
+
+    def f_self(tangent, mat2):
+        return formulas.bmm(tangent, mat2)
+
+    def f_mat2(tangent, self):
+        return formulas.bmm(self, tangent)
 
 
 class MvBackward0(Op):
@@ -78,6 +91,12 @@ class MvBackward0(Op):
     def d_vec(grad, self):
         return formulas.mv(formulas.t(self), grad)
 
+    def f_self(tangent, vec):
+        return formulas.mv(tangent, vec)
+
+    def f_vec(tangent, self):
+        return formulas.mv(self, tangent)
+
 
 class DotBackward0(Op):
     """out = sum(self * tensor) (1-D by 1-D)"""
@@ -91,6 +110,12 @@ class DotBackward0(Op):
 
     def d_tensor(grad, self):
         return grad * self
+
+    def f_self(tangent, tensor):
+        return formulas.dot(tangent, tensor)
+
+    def f_tensor(tangent, self):
+        return formulas.dot(self, tangent)
 
 
 @checked
