@@ -114,17 +114,6 @@ class SavedTensor:
             self._data = None
             self._was_non_leaf = tensor._grad_fn is not None  # (``.detach_()`` on it later is an error in backward)
 
-    @classmethod
-    def freed(cls, name: str) -> SavedTensor:
-        """A record already released: what a node keeps in place of a saved Python number after backward (PyTorch
-        saves the number as a tensor, which backward frees, so a second backward raises there too)."""
-        record = cls.__new__(cls)
-        record._tensor = record._data = record._packed = record._edge = record._unpack_hook = None
-        record._name, record._released, record.is_output, record._requires_grad = name, True, False, False
-        record._version_counter, record.saved_version, record.output_nr = VersionCounter(), 0, 0
-        record._view_history, record._was_non_leaf = None, False
-        return record
-
     def unpack(self, node, for_backward: bool = False):
         """The saved tensor, after checking that no in-place op changed it since it was saved.
 

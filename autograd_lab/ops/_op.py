@@ -50,7 +50,7 @@ from ..autograd import forward_ad
 from ..autograd import grad_mode as _gm
 from ..autograd.graph import Node, gradient_edge, output_meta
 from ..autograd.profiler import _state as _profiling
-from ..autograd.saved import SavedTensor
+from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..overrides import handle_torch_function, has_torch_function
 from ..tensor import Tensor
 from . import _op_forward
@@ -138,6 +138,8 @@ class Op(Node):
         gradient's, NumPy would promote differently from PyTorch: then the tensors are used either way.)
         """
         cls = type(self)
+        if self._released and self._freed_number():
+            raise RuntimeError(FREED_MESSAGE)
         grad = grad_outputs[0] if len(grad_outputs) == 1 else grad_outputs
         on_arrays = not _gm._state.grad_enabled
         values = self._unpacked_saved(on_arrays) if self._saved else []
@@ -161,7 +163,8 @@ class Op(Node):
 
     def _release_saved(self) -> list[str]:
         """Free the records this node keeps (the other saved values are sizes and settings); their names. A Python
-        number saved as an input is freed too: PyTorch saves it as a tensor, so a second backward raises there."""
+        number saved as an input counts as freed from now on too (``_freed_number``): PyTorch saves it as a
+        tensor, so a second backward raises there."""
         freed = []
         saved = self._saved
         for i in type(self)._record_positions:
@@ -174,11 +177,13 @@ class Op(Node):
                 for v in value:
                     if v.__class__ is SavedTensor:
                         v.release()
-            elif value.__class__ in _NUMBERS:  # (not listed as freed: what is shown freed are the tensors)
-                saved = saved[:i] + (SavedTensor.freed(self.saves[i]),) + saved[i + 1:]
-        self._saved = saved
         self._released = True
         return freed
+
+    def _freed_number(self) -> bool:
+        """Whether this released node kept a Python number as an input (read now, it is a freed saved value)."""
+        saved = self._saved
+        return any(saved[i].__class__ in _NUMBERS for i in type(self)._record_positions)
 
     def _unpacked_saved(self, as_arrays: bool) -> list:
         """The saved values in ``saves`` order, records unpacked (version-checked) to arrays or tensors."""
@@ -196,6 +201,8 @@ class Op(Node):
         """How ``_saved_<name>`` reads a value that is not a tensor record: as PyTorch shows it."""
         name, kind, _, _ = type(self)._save_plan[index]
         if kind == "input" and isinstance(value, Number):  # a Python scalar operand reads as a 0-dim tensor
+            if self._released:
+                raise RuntimeError(FREED_MESSAGE)
             return Tensor._make(backend.np.asarray(value))
         if kind == "tensor_param" and value.__class__ is tuple:  # an index key: its tensors, None for a whole dim
             return tuple(v.unpack(self) if v.__class__ is SavedTensor else None if v == slice(None) else v
