@@ -95,7 +95,7 @@ class DivBackward0(Op):
         return grad / other
 
     def d_other(grad, self, other):
-        return -grad * self / (other * other)
+        return -grad * ((self / other) / other)  # PyTorch's order: no other * other to overflow, nor 0 * inf
 
 
 class DivBackward2(Op):
@@ -104,15 +104,16 @@ class DivBackward2(Op):
     promotes = True
 
     def forward(xp, self, other, *, rounding_mode):
-        quotient = xp.true_divide(self, other)
-        out = xp.floor(quotient) if rounding_mode == "floor" else xp.trunc(quotient)
+        # floor: NumPy's floor_divide is Python's and PyTorch's a // b (floor(a / b) of the rounded quotient
+        # is off by one where a / b rounds up to an integer, as 9.0 / -0.3 does; inf // 2 is nan)
+        out = xp.floor_divide(self, other) if rounding_mode == "floor" else xp.trunc(xp.true_divide(self, other))
         return xp.asarray(out).astype(xp.result_type(self, other))
 
     def d_self(grad):
-        return grad * 0  # zero where defined; keeps NaN/inf where the incoming gradient has them (PyTorch's formula)
+        return formulas.zeros_like(grad)  # zero even where the incoming gradient is NaN or infinite, as in PyTorch
 
     def d_other(grad):
-        return grad * 0
+        return formulas.zeros_like(grad)
 
 
 class ReciprocalBackward0(Op):
@@ -137,17 +138,23 @@ class NegBackward0(Op):
         return -grad
 
 
+def _scalar_power(x, exponent):
+    """``x ** exponent`` for a number ``exponent``, as PyTorch computes it: the power -0.5 is ``1 / sqrt(x)``
+    (PyTorch's rsqrt), so it is NaN at -inf as ``x ** 0.5`` is (NumPy's power gives 0 there)."""
+    return 1 / formulas.sqrt(x) if exponent == -0.5 else x ** exponent
+
+
 class PowBackward0(Op):
     """out = self ** exponent, exponent a number"""
     saves = ("exponent", "self")
 
     def forward(xp, self, *, exponent):
-        return self ** exponent
+        return _scalar_power(self, exponent)
 
     def d_self(grad, exponent, self):
         if exponent == 0:
             return formulas.zeros_like(grad)
-        return grad * exponent * self ** (exponent - 1)
+        return grad * exponent * _scalar_power(self, exponent - 1)
 
 
 class PowBackward1(Op):
@@ -164,7 +171,8 @@ class PowBackward1(Op):
         return formulas.where(exponent == 0, 0.0, grad * exponent * self ** (exponent - 1))
 
     def d_exponent(grad, self, exponent, result):
-        return formulas.where((self == 0) & (exponent >= 0), 0.0, grad * result * formulas.log(self))
+        # the gradient multiplies the masked factor, as in PyTorch: a NaN arriving where self == 0 stays NaN
+        return grad * formulas.where((self == 0) & (exponent >= 0), 0.0, result * formulas.log(self))
 
 
 class PowBackward2(Op):
@@ -176,8 +184,8 @@ class PowBackward2(Op):
         return _int_power(xp, base, exponent) if exponent.dtype.kind in "iu" else base ** exponent
 
     def d_exponent(grad, exponent, result, self):
-        if self == 0:
-            return formulas.where(exponent >= 0, 0.0, grad * result * float("-inf"))
+        if self == 0:  # (the gradient multiplies the masked factor, as in PyTorch)
+            return grad * formulas.where(exponent >= 0, 0.0, result * float("-inf"))
         return grad * result * float(backend.np.log(self))
 
 
@@ -187,7 +195,10 @@ class RemainderBackward0(Op):
     promotes = True
 
     def forward(xp, self, other):
-        return xp.remainder(self, other)
+        if xp.result_type(self, other).kind != "f":
+            return xp.remainder(self, other)
+        mod = xp.fmod(self, other)  # PyTorch's float remainder: a zero result keeps the dividend's sign
+        return xp.where((mod != 0) & ((other < 0) != (mod < 0)), mod + other, mod)
 
     def d_self(grad):
         return grad

@@ -76,7 +76,13 @@ def cos(x):
 
 
 def sign(x):
-    return x.sign() if isinstance(x, Tensor) else _xp(x).sign(x)
+    """PyTorch's sign: 0 at NaN (NumPy's is NaN), and a bool is its own sign."""
+    if isinstance(x, Tensor):
+        return x.sign()
+    if x.dtype.kind == "b":
+        return x.copy()
+    out = _xp(x).sign(x)
+    return _xp(x).where(out != out, 0, out) if out.dtype.kind == "f" else out
 
 
 def abs(x):  # noqa: A001 - the same name as in every array library
@@ -113,10 +119,10 @@ def where(condition, x, y):
 
 
 def floor_div(a, b):
-    """``floor(a / b)`` (either may be a number)."""
+    """``a // b``, Python's and PyTorch's floor division (either may be a number)."""
     if _tensor_among((a, b)):
-        return (a / b).floor()
-    return _xp(a if hasattr(a, "dtype") else b).floor(a / b)
+        return a // b if isinstance(a, Tensor) else b.__rfloordiv__(a)
+    return _xp(a if hasattr(a, "dtype") else b).floor_divide(a, b)
 
 
 def clamp_min(x, low):

@@ -82,7 +82,7 @@ class DotBackward0(Op):
     saves = ("self", "tensor")
 
     def forward(xp, self, tensor):
-        return xp.asarray(xp.dot(self, tensor))
+        return xp.asarray(xp.dot(self, tensor)) + 0  # a sum that starts at +0.0, as BLAS's and PyTorch's do
 
     def d_self(grad, tensor):
         return grad * tensor
@@ -191,8 +191,7 @@ def matmul(input, other):
                            f"{list(other.shape)}")
     lhs = left.expand(batch + (n, k)).reshape(-1, n, k)
     rhs = right.expand(batch + (k, m)).reshape(-1, k, m)
-    out = UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + (n, m))
-    return out if a > 1 else out.squeeze(-2)
+    return UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + ((n, m) if a > 1 else (m,)))  # (no view)
 
 
 def _broadcast_batch(s1, s2) -> tuple:

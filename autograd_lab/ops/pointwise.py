@@ -159,7 +159,7 @@ class _Constant(Op):
 
 class SignBackward0(_Constant):
     def forward(xp, self):
-        return xp.sign(self)
+        return formulas.sign(self)  # PyTorch's: 0 at NaN
 
 
 class FloorBackward0(_Constant):

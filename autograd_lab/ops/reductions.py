@@ -11,6 +11,7 @@ import builtins
 from collections import namedtuple
 
 from .. import backend
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._op import Op
@@ -120,8 +121,13 @@ class ProdBackward0(Op):
         return _asarray(xp, xp.prod(self), self)
 
     def d_self(grad, result, self):
-        if not formulas.any_true(self == 0):
+        if self.ndim == 0:
+            return grad  # the product of one value is that value (PyTorch's shortcut: no result / self, NaN-free)
+        zeros = formulas.count(self == 0)
+        if not zeros:
             return grad * result / self
+        if zeros > 1 and not is_grad_enabled():  # PyTorch's shortcut outside create_graph: every other-product has
+            return formulas.zeros_like(self)  # a zero (so a NaN or an infinity elsewhere does not make it NaN)
         return grad * _prod_others(self, tuple(range(self.ndim)))
 
 
@@ -133,6 +139,8 @@ class ProdBackward1(Op):
         return _asarray(xp, xp.prod(self, axis=dim, keepdims=keepdim), self)
 
     def d_self(grad, dim, keepdim, result, self):
+        if self.ndim == 0:
+            return grad  # a 0-dim tensor's dim 0 reduces nothing (as in PyTorch)
         grad = _restore(grad, self.shape, (dim,), keepdim)
         if not formulas.any_true(self == 0):
             return grad * _restore(result, self.shape, (dim,), keepdim) / self

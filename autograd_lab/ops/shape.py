@@ -82,10 +82,10 @@ class TransposeBackward0(Op):
     is_view = True
 
     def forward(xp, self, *, dim0, dim1):
-        return xp.swapaxes(self, dim0, dim1)
+        return xp.swapaxes(self, dim0, dim1) if self.ndim else self[...]  # 0-dim: dims 0 and -1 are the tensor
 
     def d_self(grad, dim0, dim1):
-        return formulas.transpose(grad, dim0, dim1)
+        return formulas.transpose(grad, dim0, dim1) if grad.ndim else grad
 
 
 class PermuteBackward0(Op):
@@ -151,8 +151,11 @@ class SqueezeBackward2(_Squeeze):
 
 
 class SqueezeBackward4(_Squeeze):
-    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand"""
+    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand. The
+    squeezed tensor is matmul's own intermediate, so the result is no view (its ``_base`` is None, and an
+    in-place write into it is no write through a view), as in PyTorch"""
     saves = ("dim", "self_sym_sizes")
+    is_view = False
 
 
 class UnsqueezeBackward0(Op):
