@@ -12,8 +12,9 @@ import collections
 import sys
 import time
 
-import autograd_lab as al
 import torch
+
+import autograd_lab as al
 
 from .programs import generate
 from .runner import BOTH_RAISE, FAILURES, report, run

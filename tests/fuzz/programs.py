@@ -211,8 +211,8 @@ class Generator:
             terms.append(f"({name} * {weight}).sum()")
         self.emit("loss = " + " + ".join(terms), ("loss",))
         leaves = [name for name, var in self.vars.items() if var.leaf]
-        from .steps import ENDINGS  # the ending patterns live beside the other steps
         from .known import avoids
+        from .steps import ENDINGS  # the ending patterns live beside the other steps
         ending = self.choice([e for e in ENDINGS if not avoids(self, "ending", ending=e.__name__)])
         ending(self, leaves)
 

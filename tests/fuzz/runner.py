@@ -180,6 +180,15 @@ def run(program: Program, al, torch) -> Outcome:
     return Outcome(SILENT, None, "at the end, " + found) if found else Outcome(MATCH)
 
 
+def program_of(text: str, seed: int = -1) -> Program:
+    """A program written by hand, one statement a line (``name = ...`` lines have ``name`` compared)."""
+    lines = []
+    for statement in text.strip().splitlines():
+        bound = re.match(r"(?:with M\.no_grad\(\): )?(\w+) = ", statement)
+        lines.append(Line(statement, (bound.group(1),) if bound else ()))
+    return Program(seed, lines)
+
+
 def same_failure(a: Outcome, b: Outcome) -> bool:
     return a.kind == b.kind and (a.kind != SILENT or (a.line is None) == (b.line is None))
 

@@ -161,7 +161,8 @@ def inplace(gen) -> None:
     if avoids(gen, "inplace", name=a, text=text):
         return
     if gen.emit(text, (a,), keep_error=0.1):
-        gen.vars[a].history_version = gen.tensor(a)._version
+        if not text.startswith(f"{a}["):  # (a write into a[i] goes through a new view of a's base: a is stale)
+            gen.vars[a].history_version = gen.tensor(a)._version
         gen.vars[a].from_matmul |= gen.from_matmul(text)
 
 
