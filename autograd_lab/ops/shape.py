@@ -151,11 +151,8 @@ class SqueezeBackward2(_Squeeze):
 
 
 class SqueezeBackward4(_Squeeze):
-    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand. The
-    squeezed tensor is matmul's own intermediate, so the result is no view (its ``_base`` is None, and an
-    in-place write into it is no write through a view), as in PyTorch"""
-    saves = ("dim", "self_sym_sizes")
-    is_view = False
+    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand (no view)"""
+    saves, is_view = ("dim", "self_sym_sizes"), False  # it squeezes matmul's own intermediate: _base is None
 
 
 class UnsqueezeBackward0(Op):
