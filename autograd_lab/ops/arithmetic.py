@@ -165,10 +165,10 @@ class PowBackward1(Op):
     def forward(xp, self, exponent):
         if exponent.dtype.kind in "iu" and self.dtype.kind in "iu":
             return _int_power(xp, self, exponent)
-        return self ** exponent
+        return formulas.power(self, exponent)  # (PyTorch's pow: a 0-dim exponent 0.5 is no sqrt)
 
     def d_self(grad, self, exponent):
-        return formulas.where(exponent == 0, 0.0, grad * exponent * self ** (exponent - 1))
+        return formulas.where(exponent == 0, 0.0, grad * exponent * formulas.power(self, exponent - 1))
 
     def d_exponent(grad, self, exponent, result):
         # the gradient multiplies the masked factor, as in PyTorch: a NaN arriving where self == 0 stays NaN

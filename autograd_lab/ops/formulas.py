@@ -67,6 +67,15 @@ def sqrt(x):
     return x.sqrt() if isinstance(x, Tensor) else _xp(x).sqrt(x)
 
 
+def power(x, exponent):
+    """``x ** exponent`` elementwise with a tensor exponent, as PyTorch computes it: C's pow, with no special
+    case for a one-value exponent of 0.5 (NumPy's power takes sqrt there: NaN at -inf, where pow gives inf)."""
+    if _tensor_among((x, exponent)):
+        return x ** exponent if isinstance(x, Tensor) else exponent.__rpow__(x)
+    xp = _xp(x if hasattr(x, "dtype") else exponent)
+    return xp.float_power(x, exponent).astype(xp.result_type(x, exponent), copy=False)
+
+
 def sin(x):
     return x.sin() if isinstance(x, Tensor) else _xp(x).sin(x)
 

@@ -165,6 +165,12 @@ KNOWN: list[KnownDifference] = [
         "location would disagree, so it refuses them (ops/inplace.py)", "deliberate",
         explains=_one_raises("al", "PyTorch deprecates it there: it warns and writes")),
     KnownDifference(
+        "an in-place op reading memory it writes", "PyTorch raises",
+        "a = M.arange(4.0); a[1:].add_(a[:3]): PyTorch refuses an operand that partly overlaps the written memory "
+        "(its kernels would read values they already wrote); autograd_lab computes the result out of place, then "
+        "writes it, so the result is the out-of-place one and the write is allowed", "deliberate",
+        explains=_one_raises("torch", "some elements of the input tensor and the written-to tensor refer to a single")),
+    KnownDifference(
         "cat of a 1-D empty tensor with tensors of more dims", "autograd_lab raises",
         "M.cat([M.zeros(2, 0), M.zeros(0)], 1): PyTorch skips 1-D empty tensors in cat, a backward-compatibility "
         "rule; autograd_lab refuses them with PyTorch's error for tensors of different dims", "deliberate",
@@ -238,6 +244,7 @@ y.sum().backward()""",
     "masked_fill_ and index_put_ into expanded memory": f"""
 e = M.tensor([1.0, -2.0], {F64}).expand(3, 2)
 e.masked_fill_(e < 0, 0.25)""",
+    "an in-place op reading memory it writes": f"a = M.arange(4.0, {F64})\na[1:].add_(a[:3])",
     "cat of a 1-D empty tensor with tensors of more dims": f"y = M.cat([M.zeros((2, 0), {F64}), M.zeros((0,), {F64})], 1)",
     "views made before their base requires grad": f"c = M.ones((2, 1), {F64})\nv = c.squeeze()\nc.requires_grad_()",
     "the layout of an op's result whose operands have different layouts": f"""
