@@ -1,0 +1,181 @@
+"""Edge values the differential fuzzer (tests/fuzz) found where autograd_lab differed from PyTorch, fixed and
+checked here against PyTorch itself: values and gradients bit for bit where it matters (the sign of a zero,
+NaN against an infinity), on grids of 0, -0.0, infinities, NaN and ordinary numbers."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+
+torch = pytest.importorskip("torch", reason="PyTorch is the oracle of these tests: pip install -e '.[test,oracle]'")
+
+NAN, INF = float("nan"), float("inf")
+EDGES = [INF, -INF, NAN, 0.0, -0.0, 1.5, -1.5, 9.0, -0.3, 3.0, 0.7, 0.25]
+
+
+def same_bits(ours, theirs) -> None:
+    """Equal values, NaNs in the same places, zeros and infinities with the same sign."""
+    a, b = np.asarray(ours.detach().tolist(), float), np.asarray(theirs.detach().tolist(), float)
+    assert a.shape == b.shape
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    both = ~np.isnan(a)
+    np.testing.assert_array_equal(a[both], b[both])
+    np.testing.assert_array_equal(np.signbit(a[both]), np.signbit(b[both]))
+
+
+def in_both(fn, *values, requires_grad=True):
+    """``fn(M, *tensors)`` in each library; returns the results and the gradients of their sum (ours first)."""
+    out = []
+    for m in (al, torch):
+        xs = [m.tensor(v, dtype=m.float64, requires_grad=requires_grad) for v in values]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = fn(m, *xs)
+            grads = m.autograd.grad(y.sum(), xs, allow_unused=True) if requires_grad else ()
+        out.append((y, grads))
+    return out
+
+
+def grid():
+    pairs = list(itertools.product(EDGES, EDGES))
+    return [a for a, _ in pairs], [b for _, b in pairs]
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("floor_divide", lambda m, a, b: a // b),
+    ("div floor", lambda m, a, b: a.div(b, rounding_mode="floor")),
+    ("div trunc", lambda m, a, b: a.div(b, rounding_mode="trunc")),
+    ("remainder", lambda m, a, b: a % b),
+])
+def test_rounded_division_and_remainder_match_torch_on_edge_values(name, fn):
+    """9.0 // -0.3 is -31 (the quotient rounds up to -30.0), inf // 2 is NaN, -1.5 % 1.5 is -0.0."""
+    (ours, _), (theirs, _) = in_both(fn, *grid(), requires_grad=False)
+    same_bits(ours, theirs)
+
+
+def test_the_remainder_gradient_matches_torch():
+    (ours, our_grads), (theirs, their_grads) = in_both(lambda m, a, b: a % b, [9.0, -1.5, 5.0], [-0.3, 1.5, 0.7])
+    same_bits(ours, theirs)
+    for g, h in zip(our_grads, their_grads):
+        same_bits(g, h)
+
+
+def test_rounded_division_has_a_zero_gradient_even_where_the_incoming_one_is_not_finite():
+    for mode in ("floor", "trunc"):
+        grads = []
+        for m in (al, torch):
+            x = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)
+            c = m.tensor([0.5, 0.5, 0.5], dtype=m.float64, requires_grad=True)
+            x.div(c, rounding_mode=mode).backward(m.tensor([INF, NAN, 1.0], dtype=m.float64))
+            grads.append((x.grad, c.grad))
+        same_bits(grads[0][0], grads[1][0])
+        same_bits(grads[0][1], grads[1][1])
+
+
+@pytest.mark.parametrize("exponent", [0.5, -0.5, 1.5, 2, 3, -1, -2])
+def test_pow_with_a_number_exponent_matches_torch_at_infinities_and_zeros(exponent):
+    """PyTorch computes x ** -0.5 as rsqrt (NaN at -inf), as x ** 0.5 is sqrt."""
+    values = [-INF, -4.0, -0.0, 0.0, 4.0, INF, NAN]
+    (ours, (g,)), (theirs, (h,)) = in_both(lambda m, x: x.pow(exponent), values)
+    same_bits(ours, theirs)
+    same_bits(g, h)
+
+
+@pytest.mark.parametrize("exponent", [0.5, 1.5, -0.5, [0.5] * 7])
+def test_pow_with_a_tensor_exponent_is_c_pow_even_for_one_value_of_one_half(exponent):
+    values = [-INF, -4.0, -0.0, 0.0, 4.0, INF, 2.0]
+    (ours, grads), (theirs, their_grads) = in_both(lambda m, x, e: x ** e, values, exponent)
+    same_bits(ours, theirs)
+    same_bits(grads[0], their_grads[0])
+
+
+def test_pow_exponent_gradient_keeps_a_nan_arriving_where_the_base_is_zero():
+    """PyTorch multiplies the gradient by the masked factor, so 0 * NaN stays NaN; and so does the second
+    derivative at x = 0 of sum(x ** p) with respect to p."""
+    for base_is_tensor in (True, False):
+        grads = []
+        for m in (al, torch):
+            e = m.tensor([0.0, 2.0, -1.0], dtype=m.float64, requires_grad=True)
+            x = m.tensor([0.0, 0.0, 2.0], dtype=m.float64, requires_grad=True)
+            y = x ** e if base_is_tensor else 0.0 ** e
+            y.backward(m.tensor([NAN, 1.0, 1.0], dtype=m.float64))
+            grads.append(e.grad)
+        same_bits(*grads)
+    second = []
+    for m in (al, torch):
+        x = m.tensor([0.0, 2.0], dtype=m.float64, requires_grad=True)
+        p = m.tensor(3.0, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad((x ** p).sum(), [p], create_graph=True)
+        second.append(m.autograd.grad(g, [p])[0])
+    same_bits(*second)
+
+
+def test_division_gradient_for_the_divisor_is_torchs_formula_at_infinity():
+    """-grad * ((self / other) / other): no other * other, whose derivative at inf multiplies 0 by inf."""
+    results = []
+    for m in (al, torch):
+        a = m.tensor([2.0, 3.0], dtype=m.float64, requires_grad=True)
+        b = m.tensor([INF, 1e200], dtype=m.float64, requires_grad=True)
+        (gb,) = m.autograd.grad((a / b).sum(), [b], create_graph=True)
+        results.append((gb, m.autograd.grad(gb.sum(), [b])[0]))
+    same_bits(results[0][0], results[1][0])
+    same_bits(results[0][1], results[1][1])
+
+
+def test_sign_of_nan_is_zero_and_abs_has_a_zero_gradient_there():
+    (ours, (g,)), (theirs, (h,)) = in_both(lambda m, x: x.sign() + x.abs(), [NAN, -0.0, 0.0, -2.0, 3.0])
+    same_bits(ours, theirs)
+    same_bits(g, h)
+    assert al.sign(al.tensor([True, False])).tolist() == torch.sign(torch.tensor([True, False])).tolist()
+
+
+@pytest.mark.parametrize("values", [[0.0, 0.25, 0.0, NAN, 2.0, INF], [0.0, 0.25, NAN, 2.0], [1.0, -2.0, 0.5], 0.0, NAN])
+def test_prod_gradient_matches_torch_with_zeros_nans_and_0_dim(values):
+    """Two zeros or more: every other-product holds a zero, so the gradient is 0 whatever else is there (outside
+    create_graph, as PyTorch); a 0-dim input's gradient is the incoming one."""
+    (ours, (g,)), (theirs, (h,)) = in_both(lambda m, x: x.prod(), values)
+    same_bits(ours, theirs)
+    same_bits(g, h)
+    (_, (g,)), (_, (h,)) = in_both(lambda m, x: x.prod(0), values)
+    same_bits(g, h)
+
+
+def test_transpose_of_a_0_dim_tensor_is_itself():
+    (ours, (g,)), (theirs, (h,)) = in_both(lambda m, x: x.transpose(0, -1) * 3, 2.0)
+    same_bits(ours, theirs)
+    same_bits(g, h)
+
+
+def test_a_product_of_one_element_pair_is_plus_zero():
+    (ours, _), (theirs, _) = in_both(lambda m, a, b: m.dot(a, b), [0.0], [-1.5])
+    same_bits(ours, theirs)
+
+
+@pytest.mark.parametrize("left,right", [((3,), (3, 2)), ((3,), (2, 3, 2))])
+def test_matmul_of_a_vector_returns_no_view_and_keeps_its_hooks(left, right):
+    """The result is matmul's own tensor: its _base is None, and a hook registered on it before an in-place
+    write still scales the gradient of its old value, as in PyTorch."""
+    grads = []
+    for m in (al, torch):
+        x = m.tensor(np.arange(1.0, 1.0 + np.prod(left)).reshape(left).tolist(), dtype=m.float64, requires_grad=True)
+        y = m.matmul(x, m.ones(right, dtype=m.float64))
+        assert y._base is None
+        y.register_hook(lambda g: g * 0.5)
+        y[0] = m.tensor(5.0, dtype=m.float64)
+        (y * 3).sum().backward()
+        grads.append(x.grad)
+    same_bits(*grads)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: x.clamp(min=0.0), lambda m, x: x.clamp(max=-0.0), lambda m, x: x.clamp(-0.0, 0.0),
+    lambda m, x: m.clamp(x, min=m.zeros(3, dtype=m.float64)), lambda m, x: m.clamp(x, max=-m.zeros(3, dtype=m.float64)),
+])
+def test_clamp_keeps_the_input_on_a_tie_so_a_negative_zero_stays(fn):
+    (ours, _), (theirs, _) = in_both(fn, [-0.0, 0.0, NAN], requires_grad=False)
+    same_bits(ours, theirs)
