@@ -239,7 +239,9 @@ def mm(a, b):
     than it saves once the product is large, a layer's weight gradient; benchmarks/NOTES.md, round 6)."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return _linalg.mm(a if isinstance(a, Tensor) else Tensor._make(a), b if isinstance(b, Tensor) else Tensor._make(b))
-    return a.dot(b) if a.shape[0] * b.shape[1] <= 4096 else a @ b
+    if a.shape[0] * b.shape[1] <= 4096 and b.shape[1] > 1:  # (one column: OpenBLAS's dot of a column by a 1x1
+        return a.dot(b)  # drops NaN * 0, NaN by [[0.]] giving 0; @ keeps it NaN, as PyTorch does)
+    return a @ b
 
 
 def bmm(a, b):

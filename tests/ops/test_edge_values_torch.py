@@ -179,3 +179,13 @@ def test_matmul_of_a_vector_returns_no_view_and_keeps_its_hooks(left, right):
 def test_clamp_keeps_the_input_on_a_tie_so_a_negative_zero_stays(fn):
     (ours, _), (theirs, _) = in_both(fn, [-0.0, 0.0, NAN], requires_grad=False)
     same_bits(ours, theirs)
+
+
+@pytest.mark.parametrize("shapes", [((3, 1), (1, 1)), ((3, 2), (2, 1)), ((4, 1), (1, 2))], ids=str)
+def test_a_nan_times_zero_in_a_matrix_product_stays_nan(shapes):
+    """OpenBLAS's dot of a column by a 1x1 matrix skips the zero and drops the NaN; mm keeps it, as PyTorch."""
+    left = np.ones(shapes[0])
+    left[0, 0] = NAN
+    for fn in (lambda m, a, b: a.mm(b), lambda m, a, b: m.addmm(m.zeros(shapes[1][1], dtype=m.float64) + 0.5, a, b)):
+        (ours, _), (theirs, _) = in_both(fn, left.tolist(), np.zeros(shapes[1]).tolist(), requires_grad=False)
+        same_bits(ours, theirs)
