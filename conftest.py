@@ -1,26 +1,11 @@
 """pytest setup for the nbval run of the course notebooks (``make test`` collects ``tests`` and ``notebooks``).
 
-``al.lab.draw`` adds a static SVG to its output only where Graphviz's ``dot`` executable is installed (the
-interactive widget needs no ``dot``). The stored notebooks were executed with ``dot`` present, so on a
-machine without it the SVG output would be missing and nbval would fail on a key that carries no lesson:
-the SVG's layout already varies between Graphviz versions and is never compared (it used to be sanitized
-to a placeholder). The drawing's content is compared through its ``text/plain`` outline, which every
-machine produces, so comparing the SVG is switched off here.
+The lab's drawings are stored as SVG and as HTML (the SVG as an image) beside their text outline; they are made
+in Python on every machine, with or without Graphviz. ``notebooks/nbval_sanitize.cfg`` replaces the image by a
+placeholder, so nbval compares the outline (the drawing's geometry is tested in ``tests/lab``).
 """
 
 from __future__ import annotations
-
-try:  # nbval is a test dependency; without it there is nothing to configure
-    from nbval.plugin import IPyNbFile
-except ImportError:  # pragma: no cover
-    IPyNbFile = None
-
-SKIPPED_MIME_TYPES = ("image/svg+xml",)
-
-
-def pytest_collectstart(collector) -> None:
-    if IPyNbFile is not None and isinstance(collector, IPyNbFile):
-        collector.skip_compare = tuple(collector.skip_compare) + SKIPPED_MIME_TYPES
 
 
 def pytest_configure(config) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings as _warnings
 
 from . import autograd, backend, cuda, data, models, nn, ops, optim, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from ._tensor_str import set_printoptions
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -81,6 +82,7 @@ from .ops.comparison import (
     lt,
     ne,
 )
+from .ops.einsum import einsum
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
@@ -126,8 +128,10 @@ from .ops.reductions import (
     min,
     prod,
     std,
+    std_mean,
     sum,
     var,
+    var_mean,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
 from .ops.shape import (

@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 
 from . import backend
-from .tensor import Tensor
+from .ops.out import factory_out
+from .tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
            "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like", "empty_like",
@@ -135,11 +136,15 @@ def _filled(fill, size, dtype, device, requires_grad, default=None, negative=Non
     return _finish(xp.full(_sizes(size, negative), fill, dtype=dt.np_dtype), requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if out is not None:
+        return factory_out("zeros", out, lambda **kw: zeros(*size, **kw), dtype, device, requires_grad)
     return _filled(0, size, dtype, device, requires_grad, negative="zeros: Dimension size must be non-negative.")
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if out is not None:
+        return factory_out("ones", out, lambda **kw: ones(*size, **kw), dtype, device, requires_grad)
     return _filled(1, size, dtype, device, requires_grad)
 
 
@@ -154,8 +159,10 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
                    default)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` (default 0) up to but excluding ``end``, ``step`` apart."""
+    if out is not None:
+        return factory_out("arange", out, lambda **kw: arange(start, end, step, **kw), dtype, device, requires_grad)
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -348,3 +355,59 @@ def _legacy_constructor(self: Tensor, args: tuple, dtype, device) -> None:
     template = Tensor._make(data)
     for slot in ("_data", "_grad_fn", "_requires_grad", "_version_counter", "_output_nr", "_grad"):
         setattr(self, slot, getattr(template, slot))
+
+
+# -- Tensor.new_*: new tensors with this tensor's dtype and device ------------------------------------------
+def _options(self: Tensor, dtype, device) -> dict:
+    return dict(dtype=self.dtype if dtype is None else dtype, device=self.device if device is None else device)
+
+
+def new_tensor(self: Tensor, data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A copy of ``data`` as a new leaf, with this tensor's dtype and device unless given."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        data = data.detach()._data
+    return tensor(data, requires_grad=requires_grad, **_options(self, dtype, device))
+
+
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size``, with this tensor's dtype and device unless given."""
+    return zeros(*size, requires_grad=requires_grad, **_options(self, dtype, device))
+
+
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size``, with this tensor's dtype and device unless given."""
+    return ones(*size, requires_grad=requires_grad, **_options(self, dtype, device))
+
+
+def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ``size`` (zeros here, uninitialised in PyTorch), with this tensor's dtype and device."""
+    return empty(*size, requires_grad=requires_grad, **_options(self, dtype, device))
+
+
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless given."""
+    return full(size, fill_value, requires_grad=requires_grad, **_options(self, dtype, device))
+
+
+def new(self: Tensor, *args, device=None) -> Tensor:
+    """PyTorch's legacy ``x.new(...)``, with ``x``'s dtype: ``x.new(2, 3)`` or ``x.new(al.Size([2, 3]))`` a tensor
+    of that shape (zeros here), ``x.new([1, 2])`` one holding the data, ``x.new()`` an empty one, ``x.new(t)``
+    a tensor sharing ``t``'s memory (``t`` must have ``x``'s dtype)."""
+    options = _options(self, None, device)
+    if not args:
+        return empty(0, **options)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].dtype is not self.dtype:
+            raise TypeError(f"expected TensorOptions(dtype={self.dtype.name}) (got TensorOptions(dtype="
+                            f"{args[0].dtype.name})) [autograd_lab] x.new(t) wants t of x's dtype: t.to(x.dtype)")
+        return Tensor._make(args[0]._data)
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):
+        return tensor(args[0], **options)
+    return empty(*args, **options)
+
+
+Tensor.new_tensor, Tensor.new_zeros, Tensor.new_ones = new_tensor, new_zeros, new_ones
+Tensor.new_empty, Tensor.new_full, Tensor.new = new_empty, new_full, new

@@ -34,12 +34,33 @@ NON_LEAF_GRAD_WARNING = (
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints as ``al.Size([3, 4])``."""
+    """A tensor's shape: a tuple that prints as ``al.Size([3, 4])``, where PyTorch prints ``torch.Size([3, 4])``
+    (the module's name changes, as in ``al.float32``; messages that quote a shape quote it so too). A slice of
+    it, or it joined with a tuple or repeated, is a Size again, as in PyTorch."""
 
     __slots__ = ()
 
     def __repr__(self) -> str:
         return f"al.Size({list(self)})"
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
 
     def numel(self) -> int:
         n = 1
@@ -191,6 +212,12 @@ class Tensor:
         if self._base is not None and self._view_version != self._vc.value:
             _refresh_view(self)
         return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves and tensors no graph recorded): the
+        ``nr`` of the edge ``(grad_fn, nr)`` that a later op records to reach it."""
+        return self._output_nr if self.grad_fn is not None else 0
 
     @property
     def is_leaf(self) -> bool:

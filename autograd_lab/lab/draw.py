@@ -1,40 +1,30 @@
 """``draw(*tensors)``: the graph as an object that is a ``graphviz.Digraph`` and a notebook widget.
 
-In a notebook with a kernel it shows as the interactive widget (WebAssembly Graphviz in the page).
-Where no widget can run (a notebook viewed without a kernel, a docs page) the same object offers a
-static SVG, when the ``dot`` executable exists, and always a plain-text outline of the graph.
+In a notebook with a kernel it shows as the interactive widget. Its output also carries the same
+drawing as a static SVG (laid out in Python: no ``dot`` executable needed), as HTML (the SVG as an
+image, for front ends that show only safe HTML, as JupyterLab does for a notebook not yet run), and
+a plain-text outline of the graph, which is what nbval compares.
 """
 
 from __future__ import annotations
 
-import inspect
-import shutil
+import base64
+import html
 
 import graphviz
 
+from ..nn.module import Module
 from ..tensor import Tensor
-from .dot import DotOptions, build_dot
+from .dot import scene_to_dot
+from .layout import Layout
+from .names import caller_names, caller_scope, type_modules
+from .scene import DotOptions, Scene, build_scene, shape_text
 from .snapshot import Snapshot, snapshot
+from .svg import layout_scene, to_svg
 
-__all__ = ["Drawing", "draw", "outline", "caller_names"]
+__all__ = ["Drawing", "draw", "outline", "caller_names", "static_bundle"]
 
 OUTLINE_LINES = 200
-
-
-def caller_names(frames_up: int = 1) -> dict[str, Tensor]:
-    """Tensors bound to names in the calling frame (its globals, then its locals), to label the drawing."""
-    frame = inspect.currentframe()
-    try:
-        for _ in range(frames_up + 1):
-            frame = frame.f_back
-        found = {}
-        for scope in (frame.f_globals, frame.f_locals):
-            for name, value in scope.items():
-                if isinstance(value, Tensor) and not name.startswith("_"):
-                    found[name] = value
-        return found
-    finally:
-        del frame
 
 
 def _outline_text(snap: Snapshot, nid: str) -> str:
@@ -43,7 +33,7 @@ def _outline_text(snap: Snapshot, nid: str) -> str:
     if node.variable is not None:
         leaf = snap.tensors[node.variable]
         grad = leaf.grad.text() if leaf.grad is not None else "None"
-        text += f": {leaf.name or 'leaf'} {list(leaf.shape)} {leaf.dtype}, .grad={grad}"
+        text += f": {leaf.name or 'leaf'} {shape_text(leaf.shape)} {leaf.dtype}, .grad={grad}"
     stale = [s.name for s in node.saved if s.stale]
     if stale:
         text += f"  ⚠ stale saved tensor(s) {', '.join(stale)}: the next backward raises"
@@ -57,7 +47,7 @@ def outline(snap: Snapshot, max_lines: int = OUTLINE_LINES) -> str:
     stack: list[tuple] = []  # ("text", line) or ("node", node id, prefix, prefix of its children)
     for tid in reversed(snap.roots):
         tensor = snap.tensors[tid]
-        label = f"{tensor.name or 'tensor'} {list(tensor.shape)} {tensor.dtype}"
+        label = f"{tensor.name or 'tensor'} {shape_text(tensor.shape)} {tensor.dtype}"
         if tensor.node is None:
             stack.append(("text", label + "  (no grad_fn: nothing recorded)"))
         else:
@@ -86,18 +76,32 @@ def outline(snap: Snapshot, max_lines: int = OUTLINE_LINES) -> str:
     return "\n".join(lines)
 
 
+def static_bundle(svg: str, text: str, what: str) -> dict:
+    """The outputs a front end without the widget can show: the SVG, the SVG as an image in HTML with the
+    outline under it (JupyterLab shows HTML, not SVG, in a notebook not yet run), and the outline as text."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    page = (f'<div class="al-static"><img alt="{html.escape(what, quote=True)}" style="max-width: 100%" '
+            f'src="data:image/svg+xml;base64,{data}"/><details><summary>The same graph as text</summary>'
+            f"<pre>{html.escape(text)}</pre></details></div>")
+    return {"image/svg+xml": svg, "text/html": page, "text/plain": text}
+
+
 class Drawing(graphviz.Digraph):
     """A drawing of a graph: a ``graphviz.Digraph`` (``.source``, ``.render()``) shown as a widget."""
 
     _snapshot: Snapshot | None = None
     _options: DotOptions | None = None
+    _scene: Scene | None = None
+    _layout: Layout | None = None
     _widget = None
     messages: list[str] = []
 
     def _setup(self, snap: Snapshot, options: DotOptions) -> Drawing:
         self._snapshot = snap
         self._options = options
-        self.messages = build_dot(self, snap, options)
+        self._scene = build_scene(snap, options)
+        scene_to_dot(self, self._scene, options)
+        self.messages = list(self._scene.messages)
         return self
 
     @property
@@ -105,23 +109,41 @@ class Drawing(graphviz.Digraph):
         return self._snapshot
 
     @property
+    def scene(self) -> Scene | None:
+        return self._scene
+
+    @property
+    def layout(self) -> Layout:
+        if self._layout is None:
+            self._layout = layout_scene(self._scene)
+        return self._layout
+
+    def svg(self, static: bool = True) -> str:
+        """The drawing as SVG text; ``static`` adds the reading direction, messages and legend to the image."""
+        self._scene.messages = list(self.messages)
+        return to_svg(self._scene, self.layout, static=static)
+
+    @property
     def widget(self):
         """The interactive widget (made on first use; needs ``anywidget``)."""
         if self._widget is None:
-            from .widget import GraphWidget, node_details, stale_sentences
-            snap = self._snapshot
-            self._widget = GraphWidget(describe=lambda selected: node_details(snap, selected), dot=self.source,
-                                       warnings=stale_sentences(snap), messages=list(self.messages))
+            from .widget import GraphWidget
+            self._widget = GraphWidget()
+            self._widget.show(self)
         return self._widget
 
     def outline(self) -> str:
         return outline(self._snapshot) if self._snapshot is not None else self.source
 
-    def static_svg(self) -> str | None:
-        """SVG laid out by the system ``dot`` executable, or None where it is not installed."""
-        if shutil.which("dot") is None:
-            return None
-        return self.pipe(format="svg", encoding="utf-8")
+    def describe(self) -> str:
+        """One line saying what is drawn (the image's alternative text)."""
+        snap = self._snapshot
+        roots = ", ".join(snap.tensors[t].name or "a tensor" for t in snap.roots) or "nothing"
+        return f"The autograd graph of {roots}: {len(snap.nodes)} nodes, output at the top."
+
+    def static_svg(self) -> str:
+        """The SVG stored in the notebook for front ends without the widget (no ``dot`` executable needed)."""
+        return self.svg(static=True)
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs) -> dict:
         bundle = {}
@@ -132,24 +154,44 @@ class Drawing(graphviz.Digraph):
         if isinstance(widget_bundle, tuple):  # (data, metadata)
             widget_bundle = widget_bundle[0]
         bundle.update(widget_bundle)
-        svg = self.static_svg()
-        if svg is not None:
-            bundle["image/svg+xml"] = svg
-        bundle["text/plain"] = self.outline()
+        bundle.update(static_bundle(self.static_svg(), self.outline(), self.describe()))
         return bundle
 
 
-def draw(*tensors: Tensor, names: dict[str, Tensor] | None = None, max_depth: int | None = None,
-         modules: str | None = None, hide_constants: bool = False, max_nodes: int = 400, legend: bool = True) -> Drawing:
+def _split_models(items: tuple, model: Module | None) -> tuple[list[Tensor], Module | None]:
+    tensors = []
+    for item in items:
+        if isinstance(item, Module):
+            if model is not None and model is not item:
+                raise TypeError("draw() takes one model: pass it positionally or as model=, not two different ones")
+            model = item
+        elif isinstance(item, Tensor):
+            tensors.append(item)
+        else:
+            raise TypeError(f"draw() takes Tensors (and an nn.Module to name parameters), got {type(item).__name__}")
+    return tensors, model
+
+
+def draw(*tensors: Tensor, names: dict[str, Tensor] | None = None, model: Module | None = None,
+         max_depth: int | None = None, modules: str | None = None, hide_constants: bool = False,
+         max_nodes: int = 400, legend: bool = True) -> Drawing:
     """Draw the ``grad_fn`` graph of ``tensors`` (see :mod:`autograd_lab.lab`).
 
-    ``names`` labels tensors (by default, the tensors bound to names where ``draw`` is called).
-    ``max_depth`` folds nodes farther than that from the outputs; ``modules="cluster"`` boxes, and
-    ``modules="collapse"`` folds, the nodes of each module (``node.metadata['module']``);
-    ``hide_constants`` hides inputs that need no gradient; at most ``max_nodes`` nodes are drawn.
+    ``names`` labels tensors (by default, each tensor bound to a name where ``draw`` is called is
+    labelled with that name, and each parameter of a module bound to a name ``net`` with
+    ``net.fc1.weight``). ``model`` (an ``nn.Module``, also accepted among ``tensors``) labels its
+    parameters with their ``named_parameters()`` names (``fc1.weight``) and its modules with their
+    classes. ``max_depth`` folds nodes farther than that from the outputs; ``modules="cluster"``
+    boxes, and ``modules="collapse"`` folds, the nodes of each module (``node.metadata['module']``);
+    ``hide_constants`` hides the ``None`` of inputs that need no gradient; at most ``max_nodes``
+    nodes are drawn.
     """
+    tensors, model = _split_models(tensors, model)
+    found = {}
     if names is None:
-        names = caller_names()
+        names, found = caller_scope(modules=model is None)
+    snap = snapshot(*tensors, names=names, model=model)
+    type_modules(snap, found)
     options = DotOptions(max_depth=max_depth, modules=modules, hide_constants=hide_constants, max_nodes=max_nodes,
                          legend=legend)
-    return Drawing("autograd")._setup(snapshot(*tensors, names=names), options)
+    return Drawing("autograd")._setup(snap, options)

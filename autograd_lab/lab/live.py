@@ -13,8 +13,9 @@ import inspect
 import time
 
 from ..tensor import Tensor
-from .dot import DotOptions
-from .draw import Drawing
+from .draw import Drawing, static_bundle
+from .names import namespace_names, type_modules
+from .scene import DotOptions
 from .snapshot import snapshot
 
 __all__ = ["Watch", "watch", "unwatch", "load_ipython_extension"]
@@ -34,8 +35,9 @@ def _shell():
 class Watch:
     """A drawing that follows some tensors (or names) and redraws when they change."""
 
-    def __init__(self, targets: tuple, namespace: dict, options: DotOptions | None = None) -> None:
+    def __init__(self, targets: tuple, namespace: dict, options: DotOptions | None = None, model=None) -> None:
         self.targets = targets
+        self.model = model  # an nn.Module whose parameters are named as named_parameters() names them
         self.namespace = namespace  # where names are looked up and tensors get their labels (live dict)
         self.options = options or DotOptions()
         self.drawing: Drawing | None = None
@@ -43,8 +45,9 @@ class Watch:
         self.stopped = False
         self.refresh()
 
-    def _resolve(self) -> tuple[list[Tensor], list[str]]:
-        tensors, problems = [], []
+    def _resolve(self) -> tuple[list[Tensor], list[str], dict[str, Tensor]]:
+        """The watched tensors, what went wrong finding them, and each expression's tensor by its text."""
+        tensors, problems, named = [], [], {}
         for target in self.targets:
             if isinstance(target, Tensor):
                 tensors.append(target)
@@ -56,16 +59,19 @@ class Watch:
                 continue
             if isinstance(value, Tensor):
                 tensors.append(value)
+                named[target] = value
             else:
                 problems.append(f"{target} is a {type(value).__name__}, not a Tensor")
-        return tensors, problems
+        return tensors, problems, named
 
     def refresh(self) -> None:
         """Snapshot the watched tensors again and update the drawing (and the widget, if shown)."""
         start = time.perf_counter()
-        tensors, problems = self._resolve()
-        names = {k: v for k, v in self.namespace.items() if isinstance(v, Tensor) and not k.startswith("_")}
-        drawing = Drawing("autograd")._setup(snapshot(*tensors, names=names), self.options)
+        tensors, problems, named = self._resolve()
+        names, modules = namespace_names(self.namespace, modules=self.model is None)
+        snap = snapshot(*tensors, names={**names, **named}, model=self.model)  # a watched name (or expression) labels its tensor
+        type_modules(snap, modules)
+        drawing = Drawing("autograd")._setup(snap, self.options)
         drawing.messages = problems + drawing.messages
         self.drawing = drawing
         if self._widget is not None:
@@ -75,15 +81,7 @@ class Watch:
     _widget = None
 
     def _update_widget(self) -> None:
-        from .widget import node_details, stale_sentences
-        widget, drawing = self._widget, self.drawing
-        snap = drawing.snapshot
-        widget._describe = lambda selected: node_details(snap, selected)
-        widget.dot = drawing.source
-        widget.warnings = stale_sentences(snap)
-        widget.messages = list(drawing.messages)
-        if widget.selected:
-            widget.details = node_details(snap, widget.selected)
+        self._widget.show(self.drawing)
 
     @property
     def widget(self):
@@ -106,7 +104,7 @@ class Watch:
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
         if isinstance(bundle, tuple):
             bundle = bundle[0]
-        return {**bundle, "text/plain": self.drawing.outline()}
+        return {**bundle, **static_bundle(self.drawing.static_svg(), self.drawing.outline(), self.drawing.describe())}
 
 
 def _after_cell(*args) -> None:
@@ -132,8 +130,12 @@ def _register(live: Watch) -> None:
 
 
 def watch(*targets, max_depth: int | None = None, max_nodes: int = 400, hide_constants: bool = False,
-          modules: str | None = None) -> Watch:
-    """Draw ``targets`` (tensors, or names/expressions as strings) and redraw after every notebook cell."""
+          modules: str | None = None, model=None) -> Watch:
+    """Draw ``targets`` (tensors, or names/expressions as strings) and redraw after every notebook cell.
+
+    Each watched name labels its tensor; other tensors and modules' parameters are named from the
+    notebook's variables, or, with ``model``, by ``model.named_parameters()``.
+    """
     if not targets:
         raise TypeError("watch() needs at least one tensor, or the name of one as a string (e.g. watch('loss'))")
     for target in targets:
@@ -142,7 +144,7 @@ def watch(*targets, max_depth: int | None = None, max_nodes: int = 400, hide_con
     shell = _shell()
     namespace = shell.user_ns if shell is not None else _caller_globals()
     options = DotOptions(max_depth=max_depth, max_nodes=max_nodes, hide_constants=hide_constants, modules=modules)
-    live = Watch(tuple(targets), namespace, options)
+    live = Watch(tuple(targets), namespace, options, model=model)
     _register(live)
     return live
 

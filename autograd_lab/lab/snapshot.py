@@ -22,10 +22,10 @@ from typing import Any
 
 from ..autograd.graph import AccumulateGrad, Node, gradient_edge
 from ..autograd.saved import SavedTensor
-from ..nn.module import set_module_tagging
+from ..nn.module import Module, set_module_tagging
 from ..tensor import Tensor
 
-__all__ = ["Snapshot", "NodeRecord", "SavedRecord", "TensorRecord", "ValueSummary", "snapshot", "summarize"]
+__all__ = ["Snapshot", "NodeRecord", "SavedRecord", "TensorRecord", "ValueSummary", "snapshot", "summarize", "model_names"]
 
 SMALL = 16  # tensors with at most this many elements are recorded with their values
 
@@ -123,6 +123,7 @@ class Snapshot:
     order: list[str] = field(default_factory=list)  # node ids, roots first (walk order)
     # id() of each node object -> its record id; valid while the graph is alive (the stepper maps steps with it)
     ids_by_object: dict[int, str] = field(default_factory=dict, repr=False)
+    module_types: dict[str, str] = field(default_factory=dict)  # module name (as tagged) -> its class name
 
     def edges(self):
         """``(parent id, child id, output_nr, input index)`` for every edge to a node."""
@@ -347,17 +348,34 @@ class _Walker:
             self.nodes[nid] = rec
 
 
-def snapshot(*tensors: Tensor, names: dict[str, Tensor] | None = None, small: int = SMALL) -> Snapshot:
+def model_names(model: Module | None) -> tuple[dict[str, Tensor], dict[str, str]]:
+    """``model``'s parameters by their ``named_parameters()`` names (``fc1.weight``), and the class of
+    each of its modules by the name module tagging gives it (``fc1`` -> ``Linear``)."""
+    if model is None:
+        return {}, {}
+    if not isinstance(model, Module):
+        raise TypeError(f"model= takes an nn.Module, got {type(model).__name__}")
+    params = dict(model.named_parameters())
+    types = {name or type(module).__name__: type(module).__name__ for name, module in model.named_modules()}
+    return params, types
+
+
+def snapshot(*tensors: Tensor, names: dict[str, Tensor] | None = None, small: int = SMALL,
+             model: Module | None = None) -> Snapshot:
     """Record the graph that produced ``tensors`` (see the module docstring).
 
     ``names`` maps variable names to tensors: those tensors are labelled with their names, and a
     named tensor whose ``grad_fn`` is in the graph is drawn beside that node (with its ``.grad`` if it
-    retains it). ``small``: tensors with at most this many elements are recorded with their values.
+    retains it). ``model``: an ``nn.Module`` whose parameters are labelled with their
+    ``named_parameters()`` names (``names`` wins where both name a tensor), and whose modules' classes
+    are recorded in ``Snapshot.module_types``. ``small``: tensors with at most this many elements are
+    recorded with their values.
     """
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"lab.snapshot() takes Tensors, got {type(t).__name__} (pass the tensors whose graph to draw)")
-    names = dict(names or {})
+    params, module_types = model_names(model)
+    names = {**params, **dict(names or {})}
     by_object = {id(t): n for n, t in names.items() if isinstance(t, Tensor)}
     walker = _Walker(by_object, small)
     roots = [walker.tensor(t, root=True) for t in tensors]
@@ -372,4 +390,4 @@ def snapshot(*tensors: Tensor, names: dict[str, Tensor] | None = None, small: in
             tid = walker.tensor(t)
             walker.tensors[tid].node = walker.node_ids[id(t.grad_fn)]
     walker.objects.clear()
-    return Snapshot(walker.nodes, walker.tensors, roots, order, dict(walker.node_ids))
+    return Snapshot(walker.nodes, walker.tensors, roots, order, dict(walker.node_ids), module_types)

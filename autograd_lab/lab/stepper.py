@@ -13,16 +13,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..autograd import prepare_backward
+from ..nn.module import Module
 from ..tensor import Tensor
-from .dot import DotOptions, StepOverlay, build_dot
-from .draw import Drawing, caller_names
+from .dot import scene_to_dot
+from .draw import Drawing
+from .names import caller_scope, type_modules
+from .scene import DotOptions, StepOverlay, build_scene, short_value
 from .snapshot import Snapshot, snapshot, summarize
 from .snapshot import _hook_name as hook_name
+from .svg import layout_scene, to_svg
 
 __all__ = ["Frame", "Stepper", "step_backward"]
 
 
 def _text(grad) -> str:
+    """A gradient as the drawing and the caption show it: at most three numbers."""
+    return "None" if grad is None else short_value(summarize(grad._data))
+
+
+def _full(grad) -> str:
+    """A gradient as the details panel shows it: every value of a small tensor, or shape and norm."""
     return "None" if grad is None else summarize(grad._data).text()
 
 
@@ -41,6 +51,7 @@ class Frame:
     executed: bool = True
     edges: list = field(default_factory=list)
     leaf: str | None = None  # AccumulateGrad: the leaf it accumulates into ("w", or "leaf (3,) float32")
+    rows: list = field(default_factory=list)  # [label, full value] rows for the details panel
 
     def caption(self, total: int) -> str:
         title = self.name if self.leaf is None else f"{self.name} into {self.leaf}"
@@ -60,9 +71,9 @@ class Stepper:
     """A backward pass taken one node at a time (see the module docstring)."""
 
     def __init__(self, loss: Tensor, gradient=None, retain_graph: bool = False, *, names=None,
-                 options: DotOptions | None = None, interval_ms: int = 700) -> None:
+                 options: DotOptions | None = None, interval_ms: int = 700, model: Module | None = None) -> None:
         self.loss = loss
-        self.snapshot: Snapshot = snapshot(loss, names=names)  # the graph as it was before backward
+        self.snapshot: Snapshot = snapshot(loss, names=names, model=model)  # the graph as it was before backward
         self._steps = prepare_backward((loss,), None if gradient is None else (gradient,), retain_graph=retain_graph,
                                        trace=True)
         self.total = len(self.snapshot.nodes)
@@ -71,6 +82,7 @@ class Stepper:
         self.options = options or DotOptions()
         self.interval_ms = interval_ms
         self._widget = None
+        self._layout = None
 
     # -- driving the engine -----------------------------------------------------------------------
     def _pull(self) -> bool:
@@ -86,10 +98,17 @@ class Stepper:
         if step.accumulated is not None:
             _, before, after = step.accumulated
             accumulated = (_text(before), _text(after))
-        grads_out = {i: _text(g) for i, g in enumerate(step.grad_inputs) if node.next[i][0] is not None}
+        sent = [i for i in range(len(step.grad_inputs)) if node.next[i][0] is not None]
+        grads_out = {i: _text(step.grad_inputs[i]) for i in sent}
+        hooks = [f"{kind} {hook_name(fn)}" for kind, fn in step.hooks_fired]
+        rows = [["grad in", ", ".join(_full(g) for g in step.grad_outputs)]]
+        rows += [[f"grad out [{i}]", _full(step.grad_inputs[i])] for i in sent]
+        if step.accumulated is not None:
+            rows += [[".grad before", _full(step.accumulated[1])], [".grad after", _full(step.accumulated[2])]]
+        rows += [["hook fired", h] for h in hooks] + [["freed", f] for f in step.freed]
         self.frames.append(Frame(len(self.frames), nid, node.name, [_text(g) for g in step.grad_outputs], grads_out,
-                                 [f"{kind} {hook_name(fn)}" for kind, fn in step.hooks_fired], accumulated,
-                                 list(step.freed), step.executed, leaf=self._leaf_label(node)))
+                                 hooks, accumulated, list(step.freed), step.executed, leaf=self._leaf_label(node),
+                                 rows=rows))
         return True
 
     def _leaf_label(self, node) -> str | None:
@@ -97,7 +116,7 @@ class Stepper:
         record = self.snapshot.tensors.get(node.variable) if node.kind == "leaf" and node.variable else None
         if record is None:
             return None
-        return record.name or f"leaf {record.shape} {record.dtype}"
+        return record.name or f"leaf {record.shape} {record.dtype}"  # shape as Python writes it: (3,)
 
     def seek(self, index: int) -> int:
         """Show the state after ``index`` steps, running the engine as far as needed."""
@@ -156,20 +175,27 @@ class Stepper:
         return text + (" · backward complete" if self.done else "")
 
     def dot(self) -> str:
+        """The drawing at this step as DOT text (for Graphviz users; the widget shows :meth:`svg`)."""
         graph = Drawing("autograd")
-        build_dot(graph, self.snapshot, self.options, self.overlay())
+        scene_to_dot(graph, build_scene(self.snapshot, self.options, self.overlay()), self.options)
         return graph.source
+
+    @property
+    def layout(self):
+        """The positions of every box, computed once: no node moves from one step to the next."""
+        if self._layout is None:
+            self._layout = layout_scene(build_scene(self.snapshot, self.options, StepOverlay()))
+        return self._layout
+
+    def svg(self, static: bool = False) -> str:
+        """The drawing at this step as SVG, on the stepper's fixed layout."""
+        return to_svg(build_scene(self.snapshot, self.options, self.overlay()), self.layout, static=static)
 
     def _details(self, selected: str) -> dict:
         from .widget import node_details
         extra: dict = {}
         for frame in self.frames[:self.index]:
-            rows = [["grad in", ", ".join(frame.grads_in)]]
-            rows += [[f"grad out [{i}]", g] for i, g in sorted(frame.grads_out.items())]
-            if frame.accumulated:
-                rows += [[".grad before", frame.accumulated[0]], [".grad after", frame.accumulated[1]]]
-            rows += [["hook fired", h] for h in frame.hooks] + [["freed", f] for f in frame.freed]
-            extra.setdefault(frame.node, []).append((f"at step {frame.index + 1}", rows))
+            extra.setdefault(frame.node, []).append((f"at step {frame.index + 1}", frame.rows))
         return node_details(self.snapshot, selected, extra)
 
     def _state(self) -> dict:
@@ -190,32 +216,46 @@ class Stepper:
     @property
     def widget(self):
         if self._widget is None:
+            from .draw import outline
             from .widget import GraphWidget
-            self._widget = GraphWidget(describe=self._details, on_action=self._on_action, dot=self.dot(),
-                                       stepper=self._state())
+            scene = build_scene(self.snapshot, self.options, self.overlay())
+            self._widget = GraphWidget(describe=self._details, on_action=self._on_action, svg=self.svg(),
+                                       stepper=self._state(), outline=outline(self.snapshot),
+                                       legend=[[key, text] for key, text in scene.legend], messages=scene.messages)
+            self._widget.edges = len(scene.links)
         return self._widget
 
     def _refresh(self) -> None:
         if self._widget is not None:
-            self._widget.dot = self.dot()
-            self._widget.stepper = self._state()
-            if self._widget.selected:
-                self._widget.details = self._details(self._widget.selected)
+            with self._widget.hold_sync():
+                self._widget.svg = self.svg()
+                self._widget.stepper = self._state()
+                if self._widget.selected:
+                    self._widget.details = self._details(self._widget.selected)
 
     def __repr__(self) -> str:
         return f"<Stepper {self.caption()}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs) -> dict:
+        from .draw import outline, static_bundle
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
         if isinstance(bundle, tuple):
             bundle = bundle[0]
-        return {**bundle, "text/plain": repr(self)}
+        text = repr(self) + "\n" + outline(self.snapshot)
+        return {**bundle, **static_bundle(self.svg(static=True), text, f"A backward stepper: {self.caption()}")}
 
 
-def step_backward(loss: Tensor, gradient=None, retain_graph: bool = False, *, names=None, max_depth: int | None = None,
-                  max_nodes: int = 400, interval_ms: int = 700) -> Stepper:
-    """A stepper over ``loss.backward(gradient, retain_graph)``: Next, Back, Play/Pause, Reset and a slider."""
+def step_backward(loss: Tensor, gradient=None, retain_graph: bool = False, *, names=None, model: Module | None = None,
+                  max_depth: int | None = None, max_nodes: int = 400, interval_ms: int = 700) -> Stepper:
+    """A stepper over ``loss.backward(gradient, retain_graph)``: Next, Back, Play/Pause, Reset and a slider.
+
+    Tensors and parameters are named as :func:`~autograd_lab.lab.draw` names them (``names``, ``model``,
+    or the variables where it is called), and the captions use those names.
+    """
+    found = {}
     if names is None:
-        names = caller_names()
-    return Stepper(loss, gradient, retain_graph, names=names, options=DotOptions(max_depth=max_depth, max_nodes=max_nodes),
-                   interval_ms=interval_ms)
+        names, found = caller_scope(modules=model is None)
+    stepper = Stepper(loss, gradient, retain_graph, names=names, model=model, interval_ms=interval_ms,
+                      options=DotOptions(max_depth=max_depth, max_nodes=max_nodes))
+    type_modules(stepper.snapshot, found)
+    return stepper

@@ -1,9 +1,10 @@
-"""The notebook widget: DOT in, an SVG drawn in the browser by a bundled WebAssembly Graphviz out.
+"""The notebook widget: an SVG drawn in Python, shown in the page with zoom, pan, details and a stepper.
 
 :class:`GraphWidget` is an ``anywidget`` whose front end (``static/widget.js``, built from
-``lab-frontend/`` by ``make lab-bundle``) lays the DOT out in the page and sends node clicks
-(``selected``) and stepper buttons (custom messages) back to Python. The Python side keeps the
-snapshot and answers a click with the node's details.
+``lab-frontend/`` by ``make lab-bundle``) puts the drawing's SVG in the page, restyles it for
+JupyterLab's light or dark theme, fits it to the cell, and sends node clicks (``selected``) and stepper
+buttons (custom messages) back to Python. The Python side keeps the snapshot and answers a click
+with the node's details.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pathlib
 import anywidget
 import traitlets
 
+from .scene import DIRECTION, module_title, shape_text
 from .snapshot import NodeRecord, Snapshot
 
 __all__ = ["GraphWidget", "node_details", "stale_sentences"]
@@ -21,10 +23,13 @@ _STATIC = pathlib.Path(__file__).parent / "static"
 
 
 class GraphWidget(anywidget.AnyWidget):
-    """Shows a DOT graph; ``selected`` is the id of the last clicked node, ``details`` what to show for it."""
+    """Shows a drawing's SVG; ``selected`` is the id of the last clicked box, ``details`` what to show for it."""
 
     _esm = _STATIC / "widget.js"
-    dot = traitlets.Unicode("").tag(sync=True)
+    svg = traitlets.Unicode("").tag(sync=True)
+    direction = traitlets.Unicode(DIRECTION).tag(sync=True)
+    legend = traitlets.List().tag(sync=True)  # [key, text] pairs
+    outline = traitlets.Unicode("").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)
     details = traitlets.Dict().tag(sync=True)
     warnings = traitlets.List(traitlets.Unicode()).tag(sync=True)
@@ -35,8 +40,23 @@ class GraphWidget(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self._describe = describe  # selected id -> details dict
         self._on_action = on_action  # stepper buttons: fn(message dict)
+        self.edges = 0
         self.observe(self._on_selected, names="selected")
         self.on_msg(self._message)
+
+    def show(self, drawing, svg: str | None = None) -> None:
+        """Show ``drawing`` (a :class:`~autograd_lab.lab.draw.Drawing`), or its snapshot with ``svg``."""
+        snap = drawing.snapshot
+        self._describe = lambda selected: node_details(snap, selected)
+        with self.hold_sync():
+            self.svg = svg if svg is not None else drawing.svg(static=False)
+            self.legend = [list(item) for item in drawing.scene.legend]
+            self.outline = drawing.outline()
+            self.warnings = stale_sentences(snap)
+            self.messages = list(drawing.messages)
+            self.edges = len(drawing.scene.links)
+            if self.selected:
+                self.details = node_details(snap, self.selected)
 
     def _on_selected(self, change) -> None:
         if self._describe is not None:
@@ -48,7 +68,7 @@ class GraphWidget(anywidget.AnyWidget):
 
     def __repr__(self) -> str:
         # Deterministic text for nbval and for front ends that cannot show widgets.
-        return f"<autograd_lab graph widget: {self.dot.count(' -> ')} edges>"
+        return f"<autograd_lab graph widget: {self.edges} edges>"
 
 
 def stale_sentences(snap: Snapshot) -> list[str]:
@@ -70,7 +90,7 @@ def _saved_rows(node: NodeRecord) -> list[dict]:
         if not saved.is_tensor:
             sections.append({"title": f"_saved_{saved.name}", "rows": [["value", saved.text]]})
             continue
-        rows = [["shape", list(saved.shape) if saved.shape is not None else "?"], ["dtype", saved.dtype or "?"],
+        rows = [["shape", shape_text(saved.shape)], ["dtype", saved.dtype or "?"],
                 ["version at save", saved.saved_version], ["version now", saved.current_version],
                 ["is the node's output", saved.is_output]]
         if saved.released:
@@ -90,7 +110,7 @@ def node_details(snap: Snapshot, selected: str, extra: dict | None = None) -> di
         node = snap.nodes[selected]
         general = [["kind", "AccumulateGrad (leaf)" if node.kind == "leaf" else "op node"],
                    ["inputs", len(node.next)],
-                   ["outputs", ", ".join(f"{list(shape)} {dtype}" for shape, dtype in node.outputs)]]
+                   ["outputs", ", ".join(f"{shape_text(shape)} {dtype}" for shape, dtype in node.outputs)]]
         if node.wraps:
             general.append(["wraps", node.wraps])
         if node.freed:
@@ -98,20 +118,22 @@ def node_details(snap: Snapshot, selected: str, extra: dict | None = None) -> di
         for kind, names in node.hooks.items():
             general.append([kind, ", ".join(names)])
         for key, value in node.metadata.items():
-            general.append([f"metadata[{key!r}]", value])
+            general.append([f"metadata[{key!r}]", module_title(snap, value) if key == "module" else value])
         sections = [{"title": "", "rows": general}]
+        title = node.name
         if node.variable is not None:
             leaf = snap.tensors[node.variable]
+            title = f"{node.name} into {leaf.name or 'an unnamed leaf'}"
             sections.append({"title": "leaf", "rows": [
-                ["name", leaf.name or "(unnamed)"], ["shape", list(leaf.shape)], ["dtype", leaf.dtype],
+                ["name", leaf.name or "(unnamed)"], ["shape", shape_text(leaf.shape)], ["dtype", leaf.dtype],
                 ["requires_grad", leaf.requires_grad], [".grad", leaf.grad.text() if leaf.grad else "None"]]})
         sections.extend(_saved_rows(node))
-        for title, rows in (extra or {}).get(selected, []):
-            sections.append({"title": title, "rows": rows})
-        return {"title": node.name, "sections": sections}
+        for heading, rows in (extra or {}).get(selected, []):
+            sections.append({"title": heading, "rows": rows})
+        return {"title": title, "sections": sections}
     if selected in snap.tensors:
         tensor = snap.tensors[selected]
-        rows = [["shape", list(tensor.shape)], ["dtype", tensor.dtype], ["requires_grad", tensor.requires_grad],
+        rows = [["shape", shape_text(tensor.shape)], ["dtype", tensor.dtype], ["requires_grad", tensor.requires_grad],
                 ["is_leaf", tensor.is_leaf], ["_version", tensor.version], ["retains_grad", tensor.retains_grad]]
         if tensor.retains_grad or tensor.is_leaf:
             rows.append([".grad", tensor.grad.text() if tensor.grad else "None"])

@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-from . import functional, init
-from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from . import functional, init, utils
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, Threshold
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d
-from .layers import Dropout, Embedding, Flatten, Identity, Linear, Unflatten
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .layers import Dropout, Dropout1d, Dropout2d, Dropout3d, Embedding, Flatten, Identity, Linear, Unflatten
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -32,6 +32,8 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear",
            "Flatten", "Unflatten", "Dropout", "Embedding", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
@@ -39,4 +41,7 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
            "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
            "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
-           "CircularPad1d", "CircularPad2d", "CircularPad3d"]
+           "CircularPad1d", "CircularPad2d", "CircularPad3d", "utils", "LeakyReLU", "Threshold", "Conv1d", "Dropout1d",
+           "Dropout2d", "Dropout3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "RNNBase", "RNN",
+           "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Upsample", "UpsamplingNearest2d",
+           "UpsamplingBilinear2d"]

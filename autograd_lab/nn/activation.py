@@ -1,4 +1,5 @@
-"""Activation layers: ``ReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``, ``LogSoftmax``."""
+"""Activation layers: ``ReLU``, ``LeakyReLU``, ``Threshold``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``,
+``LogSoftmax``."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax"]
+__all__ = ["ReLU", "LeakyReLU", "Threshold", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax"]
 
 
 class ReLU(Module):
@@ -21,6 +22,35 @@ class ReLU(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """``x`` where ``x > 0``, else ``negative_slope * x``; ``inplace=True`` overwrites the input."""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else ``value``; ``inplace=True`` overwrites the input."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
 
 
 class Tanh(Module):

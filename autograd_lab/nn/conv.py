@@ -1,37 +1,37 @@
-"""Image layers: ``Conv2d`` and the pooling layers ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``."""
+"""Convolution layers ``Conv1d``, ``Conv2d``, and the pooling layers ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``."""
 
 from __future__ import annotations
 
 from .. import creation
-from ..ops.nn_conv import _pair
+from ..ops.nn_conv import _tuple
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 def _input_padding(padding, kernel_size, dilation) -> list[int]:
-    """``padding`` as ``F.pad`` reads it, (left, right, top, bottom): what a non-zeros ``padding_mode`` pads by."""
+    """``padding`` as ``F.pad`` reads it (last dim first: left, right, then top, bottom): what a non-zeros
+    ``padding_mode`` pads by."""
     if padding == "valid":
-        return [0, 0, 0, 0]
+        return [0, 0] * len(kernel_size)
     if padding == "same":  # an odd total puts the extra row / column after, as the convolution itself does
         totals = [d * (k - 1) for d, k in zip(dilation, kernel_size)]
-        return [totals[1] // 2, totals[1] - totals[1] // 2, totals[0] // 2, totals[0] - totals[0] // 2]
-    return [padding[1], padding[1], padding[0], padding[0]]
+        return [p for total in reversed(totals) for p in (total // 2, total - total // 2)]
+    return [p for pad in reversed(padding) for p in (pad, pad)]
 
 
-class Conv2d(Module):
-    """2-D convolution (cross-correlation) with ``out_channels`` filters of ``in_channels/groups`` x kernel.
-
-    ``padding_mode`` other than ``'zeros'`` (``'reflect'``, ``'replicate'``, ``'circular'``) pads the input
-    with ``F.pad`` in that mode, then convolves without padding.
-    """
+class _ConvNd(Module):
+    """A convolution with ``out_channels`` filters of ``in_channels/groups`` x kernel; PyTorch's arguments and
+    initialisation. ``padding_mode`` other than ``'zeros'`` (``'reflect'``, ``'replicate'``, ``'circular'``) pads
+    the input with ``F.pad`` in that mode, then convolves without padding."""
+    _spatial = 2
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
@@ -42,21 +42,22 @@ class Conv2d(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
+        name = type(self).__name__
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2d")
-        self.stride = _pair(stride, "stride", "Conv2d")
-        self.dilation = _pair(dilation, "dilation", "Conv2d")
+        self.kernel_size = _tuple(kernel_size, self._spatial, "kernel_size", name)
+        self.stride = _tuple(stride, self._spatial, "stride", name)
+        self.dilation = _tuple(dilation, self._spatial, "dilation", name)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
-            if padding == "same" and self.stride != (1, 1):
+            if padding == "same" and any(s != 1 for s in self.stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
             self.padding = padding
         else:
-            self.padding = _pair(padding, "padding", "Conv2d")
+            self.padding = _tuple(padding, self._spatial, "padding", name)
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {{{', '.join(map(repr, _PADDING_MODES))}}}, but got "
-                             f"padding_mode='{padding_mode}' [autograd_lab] Conv2d: 'zeros' pads inside the "
+                             f"padding_mode='{padding_mode}' [autograd_lab] {name}: 'zeros' pads inside the "
                              "convolution; the others pad the input with F.pad first")
         self.padding_mode = padding_mode
         self._reversed_padding_repeated_twice = _input_padding(self.padding, self.kernel_size, self.dilation)
@@ -69,22 +70,26 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, fan_in = in_channels/groups * kH * kW."""
+        """U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, fan_in = in_channels/groups * kernel size."""
         init._reset_affine(self.weight, self.bias)
+
+    def _convolve(self, input, padding):
+        conv = F.conv1d if self._spatial == 1 else F.conv2d
+        return conv(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:
         if self.padding_mode != "zeros":  # pad by the mode first, then convolve without padding (as PyTorch)
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv2d(padded, self.weight, self.bias, self.stride, (0, 0), self.dilation, self.groups)
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+            return self._convolve(padded, (0,) * self._spatial)
+        return self._convolve(input, self.padding)
 
     def extra_repr(self) -> str:
         text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if isinstance(self.padding, str):
             text += f", padding={self.padding}"
-        elif self.padding != (0, 0):
+        elif self.padding != (0,) * self._spatial:
             text += f", padding={self.padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * self._spatial:
             text += f", dilation={self.dilation}"
         if self.groups != 1:
             text += f", groups={self.groups}"
@@ -93,6 +98,16 @@ class Conv2d(Module):
         if self.padding_mode != "zeros":
             text += f", padding_mode={self.padding_mode}"
         return text
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution of (N, C, L) sequences (or one (C, L) sequence)."""
+    _spatial = 1
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution (cross-correlation) of (N, C, H, W) images (or one (C, H, W) image)."""
+    _spatial = 2
 
 
 class MaxPool2d(Module):

@@ -1,13 +1,27 @@
 """``nn.functional`` (``import autograd_lab.nn.functional as F``): the layers' computations as functions,
 taking the weights as arguments. The ops themselves live in :mod:`autograd_lab.ops` (``nn``, ``nn_conv``,
-``nn_loss``), where each forward stands beside its derivative.
+``nn_pool``, ``nn_loss``), where each forward stands beside its derivative.
 """
 
 from __future__ import annotations
 
 from .. import backend
-from ..ops.nn import addmm, batch_norm, dropout, embedding, erf, gelu, linear, log_softmax, softmax
-from ..ops.nn_conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d
+from ..ops.nn import (
+    addmm,
+    batch_norm,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    embedding,
+    erf,
+    gelu,
+    linear,
+    log_softmax,
+    softmax,
+)
+from ..ops.nn_activation import leaky_relu, threshold
+from ..ops.nn_conv import conv1d, conv2d
 from ..ops.nn_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -16,15 +30,29 @@ from ..ops.nn_loss import (
     mse_loss,
     nll_loss,
 )
+from ..ops.nn_norm import instance_norm, layer_norm
+from ..ops.nn_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..ops.padding import pad
 from ..ops.pointwise import relu as _relu
 from ..ops.pointwise import sigmoid, tanh
+from ..ops.upsample import interpolate
 from ..tensor import Tensor
 
 __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "softmax", "log_softmax", "gelu",
            "relu", "sigmoid", "tanh", "dropout", "embedding", "batch_norm", "nll_loss", "cross_entropy", "mse_loss",
            "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "max_pool2d_with_indices",
-           "addmm", "erf", "pad"]
+           "addmm", "erf", "pad", "conv1d", "dropout1d", "dropout2d", "dropout3d", "leaky_relu", "leaky_relu_", "threshold",
+           "threshold_", "layer_norm", "instance_norm", "interpolate"]
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``leaky_relu(input, negative_slope, inplace=True)``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def threshold_(input: Tensor, threshold_value: float, value: float) -> Tensor:
+    """``threshold(input, threshold, value, inplace=True)``."""
+    return threshold(input, threshold_value, value, inplace=True)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

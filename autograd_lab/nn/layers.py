@@ -1,4 +1,5 @@
-"""Everyday layers: ``Identity``, ``Linear``, ``Flatten``, ``Unflatten``, ``Dropout``, ``Embedding``."""
+"""Everyday layers: ``Identity``, ``Linear``, ``Flatten``, ``Unflatten``, ``Dropout`` (and the channel-wise
+``Dropout1d``, ``Dropout2d``, ``Dropout3d``), ``Embedding``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Identity", "Linear", "Flatten", "Unflatten", "Dropout", "Embedding"]
+__all__ = ["Identity", "Linear", "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding"]
 
 
 class Identity(Module):
@@ -77,9 +78,7 @@ class Unflatten(Module):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
-class Dropout(Module):
-    """In training, zero each element with probability ``p`` and scale the rest by 1/(1-p); in eval, identity."""
-
+class _DropoutNd(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0 <= p <= 1:
@@ -87,11 +86,36 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """In training, zero each element with probability ``p`` and scale the rest by 1/(1-p); in eval, identity."""
+
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
+
+class Dropout1d(_DropoutNd):
+    """In training, zero whole channels of (N, C, L) or (C, L) inputs with probability ``p``, scale the rest."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """In training, zero whole channels of (N, C, H, W) images with probability ``p``, scale the rest."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """In training, zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability ``p``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class Embedding(Module):

@@ -1,7 +1,10 @@
-"""``BatchNorm1d`` / ``BatchNorm2d``: normalise each channel by batch statistics while training, by
-running statistics in evaluation."""
+"""Normalisation layers: ``BatchNorm1d`` / ``BatchNorm2d`` (each channel by the batch's statistics while
+training, by running statistics in evaluation), ``InstanceNorm1d/2d/3d`` (each channel of each sample by
+its own statistics) and ``LayerNorm`` (each sample over its last dims)."""
 
 from __future__ import annotations
+
+import warnings
 
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
@@ -11,7 +14,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm"]
 
 
 class _BatchNorm(Module):
@@ -74,7 +77,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self._has_bias}, track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -85,3 +88,80 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) images, per channel C."""
     _input_dims = (4,)
+
+
+class _InstanceNorm(_BatchNorm):
+    """Each channel of each sample normalised by its own mean and variance; ``track_running_stats`` keeps
+    running statistics too (their mean over the batch), which evaluation then uses."""
+    _spatial = 0
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        dims = (self._spatial + 1, self._spatial + 2)
+        if input.ndim not in dims:
+            raise ValueError(f"expected {dims[0]}D or {dims[1]}D input (got {input.ndim}D input)")
+        channel_dim = input.ndim - self._spatial - 1
+        if input.shape[channel_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={channel_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[channel_dim]}.")
+            warnings.warn(f"input's size at dim={channel_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          UserWarning, stacklevel=2)
+        unbatched = input.ndim == dims[0]
+        out = F.instance_norm(input.unsqueeze(0) if unbatched else input, self.running_mean, self.running_var,
+                              self.weight, self.bias, self.training or not self.track_running_stats,
+                              0.0 if self.momentum is None else self.momentum, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) inputs."""
+    _spatial = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) images."""
+    _spatial = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) volumes."""
+    _spatial = 3
+
+
+class LayerNorm(Module):
+    """Normalise each sample over its last dims (``normalized_shape``), then scale and shift elementwise
+    (``weight`` ones and ``bias`` zeros at first; ``elementwise_affine=False``: neither)."""
+
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(creation.empty(shape, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(creation.empty(shape, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")

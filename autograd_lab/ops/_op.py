@@ -90,7 +90,9 @@ class Op(Node):
         """Run the op on tensors (and Python numbers) and, when an input requires grad, record its node."""
         if has_torch_function(inputs):  # a Tensor subclass that takes ops over (the legacy Variable)
             return handle_torch_function(cls.apply, inputs, params)
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        arrays = []
+        for x in inputs:
+            arrays.append(x._data if isinstance(x, Tensor) else x)
         if cls.promotes:
             arrays = _promote(cls, inputs, arrays)
         xp = backend.np if arrays[0].__class__ is _ndarray else _namespace(arrays)
@@ -305,7 +307,7 @@ def _saved_for(cls, edges, inputs, result, params) -> tuple:
     for name, kind, key, readers in cls._save_plan:
         if kind == "input":
             value = inputs[key]
-            if readers is not None and all(edges[i][0] is None for i in readers):
+            if readers is not None and not _any_edge(edges, readers):
                 value = None
             elif isinstance(value, Tensor):
                 value = SavedTensor(value, False, name)
@@ -324,6 +326,14 @@ def _saved_for(cls, edges, inputs, result, params) -> tuple:
                 value = _saved_param(value, name)
         saved.append(value)
     return tuple(saved)
+
+
+def _any_edge(edges: tuple, positions: tuple) -> bool:
+    """Whether one of the inputs at ``positions`` gets a gradient."""
+    for i in positions:
+        if edges[i][0] is not None:
+            return True
+    return False
 
 
 def _saved_param(value, name: str):

@@ -11,6 +11,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._op import Op
+from .out import write_out
 
 _OPERAND_TYPES = frozenset((Tensor, bool, int, float))  # taken as they are (one set lookup on the per-op path)
 
@@ -208,8 +209,10 @@ class RemainderBackward0(Op):
 
 
 # -- front-end functions ------------------------------------------------------------------------
-def add(input, other, *, alpha=1):
+def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other``, broadcasting."""
+    if out is not None:
+        return write_out("add", add, out, input, other, alpha=alpha)
     if input.__class__ is not Tensor:  # (the common case, a tensor plus a tensor or a number, checks nothing)
         input = _operand(input, "add")
     if other.__class__ not in _OPERAND_TYPES:
@@ -217,8 +220,10 @@ def add(input, other, *, alpha=1):
     return AddBackward0.apply(input, other, alpha=alpha)
 
 
-def sub(input, other, *, alpha=1):
+def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other``, broadcasting."""
+    if out is not None:
+        return write_out("sub", sub, out, input, other, alpha=alpha)
     if not isinstance(input, Tensor):
         return RsubBackward1.apply(other, other=_operand(input, "sub"), alpha=alpha)
     return SubBackward0.apply(input, _operand(other, "sub"), alpha=alpha)
@@ -231,8 +236,10 @@ def rsub(input, other, *, alpha=1):
     return SubBackward0.apply(other, input, alpha=alpha)
 
 
-def mul(input, other):
+def mul(input, other, *, out=None):
     """``input * other``, broadcasting."""
+    if out is not None:
+        return write_out("mul", mul, out, input, other)
     if input.__class__ is not Tensor:  # (as in add)
         input = _operand(input, "mul")
     if other.__class__ not in _OPERAND_TYPES:
@@ -240,11 +247,13 @@ def mul(input, other):
     return MulBackward0.apply(input, other)
 
 
-def div(input, other, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``: true division, or rounded with ``rounding_mode='floor'``/``'trunc'``.
 
     Rounded quotients are piecewise constant, so their gradient is zero; integer inputs stay integer.
     """
+    if out is not None:
+        return write_out("div", div, out, input, other, rounding_mode=rounding_mode)
     if rounding_mode is None:
         if not isinstance(input, Tensor):  # number / tensor, recorded as PyTorch records it
             return mul(reciprocal(other), input)

@@ -30,7 +30,8 @@ from ..autograd.graph import is_expanded
 from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
-from . import arithmetic, fill, pointwise
+from ..tensor import _wrap_dim as _wrap
+from . import arithmetic, fill, pointwise, shape
 from ._errors import mixed_devices_message
 from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index
 from .view_history import rebase_history
@@ -353,7 +354,48 @@ def index_put_(self, indices, values, accumulate: bool = False):
     return _run_inplace(self, "index_put_", _index_put, (indices, values), {"accumulate": accumulate})
 
 
+# -- transpose_ and t_: the tensor itself becomes its transpose ----------------------------------------------
+class TBackward1(shape.TBackward0):
+    """``t_()``: the tensor's dims swapped in place (its history: this node, then its old one)"""
+
+
+class TransposeBackward1(shape.TransposeBackward0):
+    """``transpose_(dim0, dim1)``: the tensor's dims swapped in place"""
+
+
+def _swap_in_place(self: Tensor, name: str, op, params: dict) -> Tensor:
+    """The tensor takes over the transposed view ``op`` makes of it: its layout, and (recording) the node, whose
+    edge leads to the tensor's old history. The version is bumped, as PyTorch bumps it: a node that saved the
+    tensor before now refuses to use it."""
+    check_inplace(self, name)
+    if self._base is not None and self._view_version != self._vc.value:
+        self.grad_fn  # noqa: B018  (refresh a stale view's history before it becomes an edge)
+    swapped = op.apply(self, **params)
+    self._data = swapped._data
+    self._vc.bump(name)
+    if self._base is not None:
+        self._view_chain, self._view_version = swapped._view_chain, self._vc.value
+    if swapped._grad_fn is not None:
+        self._grad_fn, self._output_nr = swapped._grad_fn, 0
+    return self
+
+
+def t_(self: Tensor) -> Tensor:
+    """Transpose this tensor (at most 2-D) in place: ``x.t_()`` is ``x = x.t()`` without a new tensor."""
+    if self.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+    return _swap_in_place(self, "t_", TBackward1, {})
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap dims ``dim0`` and ``dim1`` of this tensor in place."""
+    n = self.ndim
+    dims = dict(dim0=_wrap(dim0, n, "transpose_"), dim1=_wrap(dim1, n, "transpose_"))
+    return _swap_in_place(self, "transpose_", TransposeBackward1, dims)
+
+
 def _bind() -> None:
+    Tensor.t_, Tensor.transpose_, Tensor.swapaxes_ = t_, transpose_, transpose_
     for name, fn in _METHODS.items():
         setattr(Tensor, name, _method(name, fn))
     Tensor.floor_divide_ = _method("floor_divide_", _floor_divide)

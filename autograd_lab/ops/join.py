@@ -10,6 +10,7 @@ from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._op import Op
+from .out import write_out
 from .shape import _sizes
 
 
@@ -73,8 +74,10 @@ def repeat(input, *repeats):
     return RepeatBackward0.apply(input, repeats=repeats)
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing ``dim``; all other sizes must match."""
+    if out is not None:
+        return write_out("cat", cat, out, tensors, dim)
     tensors = list(tensors)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
@@ -100,8 +103,10 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     """Join same-shaped tensors along a new ``dim``."""
+    if out is not None:
+        return write_out("stack", stack, out, tensors, dim)
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 from . import formulas
 from ._op import Op
+from .out import write_out
 from .shape import SqueezeBackward4, UnsafeViewBackward0
 
 
@@ -91,8 +92,10 @@ class DotBackward0(Op):
         return grad * self
 
 
-def mm(input, mat2):
+def mm(input, mat2, *, out=None):
     """Matrix product of two 2-D tensors."""
+    if out is not None:
+        return write_out("mm", mm, out, input, mat2, exact_dtype=True)
     a, b = input._data, mat2._data  # (shapes read from the arrays: this runs for every layer)
     if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype == b.dtype:
         return MmBackward0.apply(input, mat2)
@@ -109,8 +112,10 @@ def mm(input, mat2):
     return MmBackward0.apply(input, mat2)
 
 
-def bmm(input, mat2):
+def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with the same batch size."""
+    if out is not None:
+        return write_out("bmm", bmm, out, input, mat2, exact_dtype=True)
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor (got shapes {list(input.shape)} and {list(mat2.shape)})")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
@@ -148,8 +153,10 @@ def outer(input, vec2):
     return input.reshape(-1, 1) * vec2
 
 
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch semantics: 1-D operands are vectors, leading dims broadcast."""
+    if out is not None:
+        return write_out("matmul", matmul, out, input, other, exact_dtype=True)
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
     x, y = input._data, other._data

@@ -1,5 +1,5 @@
-"""Convolution and pooling over images (N, C, H, W): ``conv2d``, ``max_pool2d``, ``avg_pool2d``,
-``adaptive_avg_pool2d``.
+"""Convolution over sequences (N, C, L) and images (N, C, H, W): ``conv1d``, ``conv2d`` (pooling, which reads
+windows the same way, is in :mod:`.nn_pool`).
 
 The forward passes read every sliding window through one strided view of the (padded) input, without a
 Python loop over positions: ``as_strided`` gives an (N, C, kH, kW, oH, oW) view, reshaped into columns
@@ -110,11 +110,20 @@ def _conv_weight_grad(xp, x, grad, weight_size, stride, padding, dilation, group
     return xp.matmul(g, cols.transpose(0, 2, 1)).reshape(weight_size)
 
 
+def _as_2d(stride, padding, dilation) -> dict:
+    """A 1-D convolution's geometry as that of a 2-D one over a height of 1 (its arrays get a unit height)."""
+    return dict(stride=(1,) + tuple(stride), padding=(0, 0) + tuple(padding), dilation=(1,) + tuple(dilation))
+
+
 class ConvolutionBackward0(Op):
-    """out = conv2d(input, weight) + bias; padding is (top, bottom, left, right)"""
+    """out = conv2d(input, weight) + bias (padding (top, bottom, left, right)), or conv1d (padding (left, right))"""
     saves = ("input", "weight", "bias_sym_sizes_opt", "stride", "padding", "dilation", "groups")
 
     def forward(xp, input, weight, bias, *, stride, padding, dilation, groups, bias_sym_sizes_opt):
+        if input.ndim == 3:  # conv1d: conv2d of a height of 1
+            return ConvolutionBackward0.forward(xp, input[:, :, None], weight[:, :, None], bias, groups=groups,
+                                                bias_sym_sizes_opt=bias_sym_sizes_opt,
+                                                **_as_2d(stride, padding, dilation))[:, :, 0]
         out = _conv(xp, input, weight, stride, padding, dilation, groups)
         return out if bias is None else out + bias.reshape(1, -1, 1, 1)
 
@@ -125,7 +134,8 @@ class ConvolutionBackward0(Op):
             groups=groups, output_mask=(need_input, need_weight))) if need_input or need_weight else ())
         grad_input = next(grads) if need_input else None
         grad_weight = next(grads) if need_weight else None
-        grad_bias = formulas.sum(grad, (0, 2, 3)) if need_bias and bias_sym_sizes_opt is not None else None
+        summed = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
+        grad_bias = formulas.sum(grad, summed) if need_bias and bias_sym_sizes_opt is not None else None
         return grad_input, grad_weight, grad_bias
 
 
@@ -138,6 +148,12 @@ class ConvolutionBackwardBackward0(Op):
     saves = ("grad_output", "input", "weight", "stride", "padding", "dilation", "groups", "output_mask")
 
     def forward(xp, grad_output, input, weight, *, stride, padding, dilation, groups, output_mask):
+        if input.ndim == 3:  # conv1d's: conv2d's of a height of 1
+            outs = _each(ConvolutionBackwardBackward0.forward(
+                xp, grad_output[:, :, None], input[:, :, None], weight[:, :, None], groups=groups,
+                output_mask=output_mask, **_as_2d(stride, padding, dilation)))
+            outs = tuple(out[:, :, 0] for out in outs)
+            return outs if len(outs) > 1 else outs[0]
         outs = []
         if output_mask[0]:
             outs.append(_conv_input_grad(xp, grad_output, weight, input.shape, stride, padding, dilation, groups))
@@ -172,14 +188,35 @@ def _each(outputs) -> tuple:
     return outputs if isinstance(outputs, tuple) else (outputs,)
 
 
-def _batched(input: Tensor, op: str) -> tuple[Tensor, bool]:
-    """Accept (N, C, H, W) or an unbatched (C, H, W) image; the flag says whether a batch dim was added."""
-    if input.ndim == 3:
+def _batched(input: Tensor, op: str, spatial: int = 2) -> tuple[Tensor, bool]:
+    """Accept a batch (N, C, ...) or one unbatched sample (C, ...); the flag says whether a batch dim was added."""
+    if input.ndim == spatial + 1:
         return input.unsqueeze(0), True
-    if input.ndim != 4:
-        raise RuntimeError(f"{op}: Expected 3D (unbatched) or 4D (batched) input to {op}, but got input of size: "
-                           f"{list(input.shape)}")
+    if input.ndim != spatial + 2:
+        raise RuntimeError(f"{op}: Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {op}, but "
+                           f"got input of size: {list(input.shape)}")
     return input, False
+
+
+def _tuple(value, n: int, name: str, op: str) -> tuple:
+    """An int or ``n`` ints as a tuple of ``n`` ints."""
+    return _pair(value, name, op) if n == 2 else (_single(value, name, op),)
+
+
+def _single(value, name: str, op: str) -> int:
+    if isinstance(value, int):
+        return value
+    value = tuple(value)
+    if len(value) != 1 or not isinstance(value[0], int):
+        raise ValueError(f"{op}: {name} must be an int or a 1-tuple of ints, got {value!r}")
+    return value[0]
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """1-D cross-correlation of (N, C, L) sequences with (O, C/groups, k) filters, as ``F.conv1d``; recorded as
+    ``ConvolutionBackward0``, computed as ``conv2d`` over a height of 1. ``padding`` as in :func:`conv2d`."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, "conv1d", 1)
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
@@ -188,20 +225,24 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
     ``padding`` is an int, a pair, ``'valid'`` (none) or ``'same'`` (output as large as the input; stride 1).
     """
-    x, unbatched = _batched(input, "conv2d")
-    stride, dilation = _pair(stride, "stride", "conv2d"), _pair(dilation, "dilation", "conv2d")
-    if weight.ndim != 4:
-        raise RuntimeError(f"conv2d: weight must be 4-D (out_channels, in_channels/groups, kH, kW), got shape "
-                           f"{list(weight.shape)}")
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, "conv2d", 2)
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str, spatial: int) -> Tensor:
+    x, unbatched = _batched(input, op, spatial)
+    stride, dilation = _tuple(stride, spatial, "stride", op), _tuple(dilation, spatial, "dilation", op)
+    if weight.ndim != spatial + 2:
+        raise RuntimeError(f"{op}: weight must be {spatial + 2}-D (out_channels, in_channels/groups, kernel...), got "
+                           f"shape {list(weight.shape)}")
     kernel = tuple(weight.shape[2:])
-    if stride[0] <= 0 or stride[1] <= 0:
-        raise RuntimeError(f"non-positive stride is not supported [autograd_lab] conv2d got stride={list(stride)}")
-    if dilation[0] <= 0 or dilation[1] <= 0:
+    if min(stride) <= 0:
+        raise RuntimeError(f"non-positive stride is not supported [autograd_lab] {op} got stride={list(stride)}")
+    if min(dilation) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     if groups <= 0:
-        raise RuntimeError(f"non-positive groups is not supported [autograd_lab] conv2d got groups={groups}")
-    pads = _conv_padding(padding, kernel, stride, dilation)
-    n, c, h, w = x.shape
+        raise RuntimeError(f"non-positive groups is not supported [autograd_lab] {op} got groups={groups}")
+    pads = _conv_padding(padding, kernel, stride, dilation, op)
+    c = x.shape[1]
     if c % groups or weight.shape[0] % groups or weight.shape[1] * groups != c:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{list(x.shape)} to have "
@@ -211,268 +252,33 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
                            f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
-    padded = (h + pads[0] + pads[1], w + pads[2] + pads[3])
-    effective = tuple(dilation[i] * (kernel[i] - 1) + 1 for i in range(2))
-    if padded[0] < effective[0] or padded[1] < effective[1]:
-        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). Kernel size: "
-                           f"({effective[0]} x {effective[1]}). Kernel size can't be greater than actual input size")
+    padded = [x.shape[2 + i] + pads[2 * i] + pads[2 * i + 1] for i in range(spatial)]
+    effective = [dilation[i] * (kernel[i] - 1) + 1 for i in range(spatial)]
+    if any(p < e for p, e in zip(padded, effective)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, effective))}). Kernel size can't be greater than actual input size")
     for other, role in ((weight, "weight"), (bias, "bias")):
         if other is not None and other.dtype is not x.dtype:
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
-                               f"[autograd_lab] conv2d: convert one, e.g. model.to({x.dtype!r}) or input.float()")
+                               f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
     out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups,
                                      bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
     return out.squeeze(0) if unbatched else out
 
 
-def _conv_padding(padding, kernel, stride, dilation) -> tuple[int, int, int, int]:
+def _conv_padding(padding, kernel, stride, dilation, op: str = "conv2d") -> tuple:
+    """(before, after) per spatial dim, flattened: (top, bottom, left, right) for images, (left, right) for 1-D."""
+    spatial = len(kernel)
     if isinstance(padding, str):
         if padding == "valid":
-            return (0, 0, 0, 0)
+            return (0, 0) * spatial
         if padding != "same":
             raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
-        if stride != (1, 1):
+        if any(s != 1 for s in stride):
             raise ValueError("padding='same' is not supported for strided convolutions")
-        total = [dilation[i] * (kernel[i] - 1) for i in range(2)]  # odd totals put the extra row after
-        return (total[0] // 2, total[0] - total[0] // 2, total[1] // 2, total[1] - total[1] // 2)
-    ph, pw = _pair(padding, "padding", "conv2d")
-    if ph < 0 or pw < 0:
-        raise RuntimeError(f"negative padding is not supported [autograd_lab] conv2d got padding={padding}")
-    return (ph, ph, pw, pw)
-
-
-# -- pooling -----------------------------------------------------------------------------------
-def _pool_geometry(size, kernel, stride, padding, dilation, ceil_mode, op):
-    """Output size and the extra right/bottom padding that ``ceil_mode`` adds, per spatial dim."""
-    out, extra = [], []
-    for i in range(2):
-        if padding[i] * 2 > dilation[i] * (kernel[i] - 1) + 1:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[i]}, "
-                               f"kernel_size={kernel[i]} and dilation={dilation[i]} [autograd_lab] {op}")
-        span = size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1
-        o = (-(-span // stride[i]) if ceil_mode else span // stride[i]) + 1
-        if ceil_mode and (o - 1) * stride[i] >= size[i] + padding[i]:
-            o -= 1  # the last window must start inside the input or its left padding
-        out.append(o)
-        extra.append(max(0, (o - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 - size[i] - 2 * padding[i]))
-    if min(out) <= 0:
-        raise RuntimeError(f"Given input size: ({size[0]}x{size[1]}). Calculated output size: ({out[0]}x{out[1]}). "
-                           f"Output size is too small [autograd_lab] {op}: the (dilated) kernel is larger than the "
-                           "padded input")
-    pads = (padding[0], padding[0] + extra[0], padding[1], padding[1] + extra[1])
-    return tuple(out), pads
-
-
-def _flat(array, n, c):
-    return array.reshape(n, c, -1)
-
-
-class MaxPool2DWithIndicesBackward0(Op):
-    """out = the largest element of each window, read at ``indices`` (flat positions in H * W)"""
-    saves = ("indices", "self_sym_sizes")
-
-    def forward(xp, self, *, indices):
-        n, c = self.shape[:2]
-        return xp.take_along_axis(_flat(self, n, c), _flat(indices, n, c), axis=2).reshape(indices.shape)
-
-    def d_self(grad, indices, self_sym_sizes):
-        return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=indices, self_sym_sizes=self_sym_sizes)
-
-
-def _max_pool_grad(xp, grad, indices, sizes):
-    """Zeros shaped like the pooled input (``sizes``), with ``grad`` added at the maxima' ``indices``."""
-    n, c = sizes[:2]
-    out = xp.zeros((n, c, sizes[2] * sizes[3]), dtype=grad.dtype)
-    rows = xp.arange(n).reshape(n, 1, 1)
-    channels = xp.arange(c).reshape(1, c, 1)
-    xp.add.at(out, (rows, channels, _flat(indices, n, c)), _flat(grad, n, c))  # overlapping windows accumulate
-    return out.reshape(sizes)
-
-
-class MaxPool2DWithIndicesBackwardBackward0(Op):
-    """out = zeros shaped like the pooled input, with ``grad`` added at the positions of the maxima"""
-    saves = ("indices",)
-
-    def forward(xp, grad, *, indices, self_sym_sizes):
-        return _max_pool_grad(xp, grad, indices, self_sym_sizes)
-
-    def d_grad(grad, indices):
-        return formulas.call(MaxPool2DWithIndicesBackward0, grad, indices=indices)
-
-
-def _max_pool_indices(xp, x, kernel, stride, padding, dilation, ceil_mode):
-    """Flat (row * W + column) index in the input of each window's maximum, first maximum on ties."""
-    n, c, h, w = x.shape
-    out, pads = _pool_geometry((h, w), kernel, stride, padding, dilation, ceil_mode, "max_pool2d")
-    fill = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
-    win = _windows(xp, _pad(xp, x, pads, fill), kernel, stride, dilation, out)
-    best = xp.argmax(win.reshape(n, c, kernel[0] * kernel[1], out[0], out[1]), axis=2)
-    row = xp.arange(out[0]).reshape(-1, 1) * stride[0] - padding[0] + (best // kernel[1]) * dilation[0]
-    col = xp.arange(out[1]).reshape(1, -1) * stride[1] - padding[1] + (best % kernel[1]) * dilation[1]
-    return (row * w + col).astype(xp.int64)
-
-
-def _check_pool(op: str, kernel, stride, padding, dilation=(1, 1)) -> None:
-    """PyTorch's checks of a pooling window, in its order and words (before any arithmetic divides by a
-    zero stride)."""
-    if stride[0] == 0 or stride[1] == 0:
-        raise RuntimeError(f"stride should not be zero [autograd_lab] {op} got stride={list(stride)} "
-                           f"(it defaults to kernel_size={list(kernel)})")
-    if kernel[0] <= 0 or kernel[1] <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
-    if stride[0] < 0 or stride[1] < 0:
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
-    if dilation[0] <= 0 or dilation[1] <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
-                           f"dilationW: {dilation[1]}")
-    for pad in padding:
-        if pad < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
-
-
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
-               return_indices: bool = False):
-    """The maximum of each (dilated) window; with ``return_indices``, also where it was (flat in H * W)."""
-    x, unbatched = _batched(input, "max_pool2d")
-    kernel = _pair(kernel_size, "kernel_size", "max_pool2d")
-    stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "max_pool2d")
-    padding, dilation = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
-    _check_pool("max_pool2d", kernel, stride, padding, dilation)
-    xp = backend.namespace_of(x._data)
-    indices = _max_pool_indices(xp, x._data, kernel, stride, padding, dilation, ceil_mode)
-    out = MaxPool2DWithIndicesBackward0.apply(x, indices=indices)
-    if unbatched:
-        out, indices = out.squeeze(0), indices[0]
-    return (out, Tensor._make(indices)) if return_indices else out
-
-
-def _avg_divisor(xp, size, out, kernel, stride, padding, count_include_pad, divisor_override, dtype):
-    """The number each window's sum is divided by, per output position (oH, oW)."""
-    if divisor_override:
-        return xp.full(out, float(divisor_override), dtype=dtype)
-    counts = []
-    for i in range(2):
-        start = xp.arange(out[i]) * stride[i] - padding[i]
-        end = xp.minimum(start + kernel[i], size[i] + padding[i])  # windows never count past the right padding
-        if count_include_pad:
-            counts.append(end - start)
-        else:
-            counts.append(xp.minimum(end, size[i]) - xp.maximum(start, 0))
-    return (counts[0].reshape(-1, 1) * counts[1].reshape(1, -1)).astype(dtype)
-
-
-class AvgPool2DBackward0(Op):
-    """out = the mean of each window (see ``count_include_pad`` and ``divisor_override``)"""
-    saves = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self_sym_sizes",
-             "stride")
-
-    def forward(xp, self, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-        size = self.shape[2:]
-        out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
-        win = _windows(xp, _pad(xp, self, pads), kernel_size, stride, (1, 1), out)
-        divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
-                               self.dtype)
-        return win.sum(axis=(2, 3)) / divisor
-
-    def d_self(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self_sym_sizes, stride):
-        return formulas.call(
-            AvgPool2DBackwardBackward0, grad, kernel_size=kernel_size, stride=stride, padding=padding,
-            ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=divisor_override,
-            self_sym_sizes=self_sym_sizes)
-
-
-def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, sizes):
-    """Each window's gradient, divided by its divisor, spread evenly over the window (an input of ``sizes``)."""
-    size = sizes[2:]
-    out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
-    divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
-                           grad.dtype)
-    share = grad / divisor
-    cols = xp.broadcast_to(share[:, :, None, None], share.shape[:2] + tuple(kernel_size) + tuple(out))
-    return _col2im(xp, cols, size, kernel_size, stride, (1, 1), pads)
-
-
-class AvgPool2DBackwardBackward0(Op):
-    """out = each window's gradient, divided by its divisor, spread evenly over the window"""
-    saves = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride")
-
-    def forward(xp, grad, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-                self_sym_sizes):
-        return _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-                              self_sym_sizes)
-
-    def d_grad(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, stride):
-        return formulas.call(AvgPool2DBackward0, grad, kernel_size=kernel_size, stride=stride, padding=padding,
-                             ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-                             divisor_override=divisor_override)
-
-
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
-    """The mean of each window, as ``F.avg_pool2d``."""
-    x, unbatched = _batched(input, "avg_pool2d")
-    kernel = _pair(kernel_size, "kernel_size", "avg_pool2d")
-    stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")
-    padding = _pair(padding, "padding", "avg_pool2d")
-    _check_pool("avg_pool2d", kernel, stride, padding)
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("avg_pool2d: divisor must be not zero")
-    out = AvgPool2DBackward0.apply(x, kernel_size=kernel, stride=stride, padding=padding,
-                                   ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-                                   divisor_override=divisor_override)
-    return out.squeeze(0) if unbatched else out
-
-
-def _adaptive_matrix(xp, size: int, out: int, dtype):
-    """(out, size): row i averages input positions floor(i*size/out) .. ceil((i+1)*size/out) - 1."""
-    matrix = xp.zeros((out, size), dtype=dtype)
-    for i in range(out):
-        start, end = (i * size) // out, -(-((i + 1) * size) // out)
-        matrix[i, start:end] = 1.0 / (end - start)
-    return matrix
-
-
-class AdaptiveAvgPool2DBackward0(Op):
-    """out = means over a grid of output_size windows that tile the input (sizes may differ by one)"""
-    saves = ("self_sym_sizes",)
-
-    def forward(xp, self, *, output_size):
-        rows = _adaptive_matrix(xp, self.shape[2], output_size[0], self.dtype)
-        cols = _adaptive_matrix(xp, self.shape[3], output_size[1], self.dtype)
-        return xp.matmul(xp.matmul(rows, self), cols.T)
-
-    def d_self(grad, self_sym_sizes):
-        return formulas.call(AdaptiveAvgPool2DBackwardBackward0, grad, self_sym_sizes=self_sym_sizes)
-
-
-def _adaptive_avg_grad(xp, grad, sizes):
-    """Each output gradient spread evenly over its window of an input of ``sizes``."""
-    rows = _adaptive_matrix(xp, sizes[2], grad.shape[2], grad.dtype)
-    cols = _adaptive_matrix(xp, sizes[3], grad.shape[3], grad.dtype)
-    return xp.matmul(xp.matmul(rows.T, grad), cols)
-
-
-class AdaptiveAvgPool2DBackwardBackward0(Op):
-    """out = each output gradient spread evenly over its window"""
-    saves = ("grad_sym_sizes",)
-
-    def forward(xp, grad, *, self_sym_sizes):
-        return _adaptive_avg_grad(xp, grad, self_sym_sizes)
-
-    def d_grad(grad, grad_sym_sizes):
-        return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[2:]))
-
-
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    """Average over an ``output_size`` grid of windows, whatever the input size (``None`` keeps a dim)."""
-    x, unbatched = _batched(input, "adaptive_avg_pool2d")
-    if isinstance(output_size, int):
-        output_size = (output_size, output_size)
-    size = tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(output_size))
-    if len(size) != 2 or min(size) < 0:
-        raise ValueError(f"adaptive_avg_pool2d: output_size must be an int or a pair, got {output_size!r}")
-    if size == (1, 1):  # a global average: PyTorch records it as a mean
-        out = x.mean((-2, -1), keepdim=True)
-    else:
-        out = AdaptiveAvgPool2DBackward0.apply(x, output_size=size)
-    return out.squeeze(0) if unbatched else out
+        totals = [dilation[i] * (kernel[i] - 1) for i in range(spatial)]  # odd totals put the extra row after
+        return tuple(p for total in totals for p in (total // 2, total - total // 2))
+    pads = _tuple(padding, spatial, "padding", op)
+    if min(pads) < 0:
+        raise RuntimeError(f"negative padding is not supported [autograd_lab] {op} got padding={padding}")
+    return tuple(p for pad in pads for p in (pad, pad))

@@ -11,6 +11,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import arithmetic, formulas
 from ._op import Op
+from .out import write_out
 
 
 class AbsBackward0(Op):
@@ -292,8 +293,6 @@ def _unary(cls):
 
 
 abs = _unary(AbsBackward0)  # noqa: A001 - mirrors torch.abs
-exp = _unary(ExpBackward0)
-log = _unary(LogBackward0)
 log1p = _unary(Log1PBackward0)
 sqrt = _unary(SqrtBackward0)
 rsqrt = _unary(RsqrtBackward0)
@@ -310,8 +309,24 @@ round = _unary(RoundBackward0)  # noqa: A001
 trunc = _unary(TruncBackward0)
 
 
-def clamp(input, min=None, max=None):
+def exp(input, *, out=None):
+    """Elementwise exp; its node is ``ExpBackward0``."""
+    if out is not None:
+        return write_out("exp", exp, out, input)
+    return ExpBackward0.apply(input)
+
+
+def log(input, *, out=None):
+    """Elementwise natural log; its node is ``LogBackward0``."""
+    if out is not None:
+        return write_out("log", log, out, input)
+    return LogBackward0.apply(input)
+
+
+def clamp(input, min=None, max=None, *, out=None):
     """Limit values to ``[min, max]`` (numbers or tensors; either may be None)."""
+    if out is not None:
+        return write_out("clamp", clamp, out, input, min, max)
     if min is None and max is None:
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -338,8 +353,10 @@ def minimum(input, other):
     return MinimumBackward0.apply(input, arithmetic._operand(other, "minimum"))
 
 
-def where(condition, input, other):
+def where(condition, input, other, *, out=None):
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed for either)."""
+    if out is not None:
+        return write_out("where", where, out, condition, input, other)
     if not isinstance(condition, Tensor):
         raise TypeError(f"where(): argument 'condition' must be Tensor, not {type(condition).__name__}")
     if condition.dtype is not backend.bool_:

@@ -15,6 +15,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._op import Op
+from .out import write_out
 
 ValuesIndices = namedtuple("max", ["values", "indices"])
 MinValuesIndices = namedtuple("min", ["values", "indices"])
@@ -178,6 +179,45 @@ class StdBackward0(Op):
         return _var_backward(grad_var, correction, dim, keepdim, self)
 
 
+def _mean_backward(grad, dim, keepdim, self):
+    return formulas.expand(_restore(grad, self.shape, dim, keepdim), self.shape) / _count(self.shape, dim)
+
+
+class VarMeanBackward0(Op):
+    """out = (var, mean) over dims, from one node (``var_mean``); each output's gradient adds its part"""
+    saves = ("correction", "dim", "keepdim", "self")
+
+    def forward(xp, self, *, dim, correction, keepdim):
+        return (_asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self),
+                _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
+
+    def backward(grads, correction, dim, keepdim, self):
+        grad_var, grad_mean = grads
+        parts = [] if grad_var is None else [_var_backward(grad_var, correction, dim, keepdim, self)]
+        if grad_mean is not None:
+            parts.append(_mean_backward(grad_mean, dim, keepdim, self))
+        return parts[0] + parts[1] if len(parts) == 2 else parts[0] if parts else None
+
+
+class StdMeanBackward0(Op):
+    """out = (std, mean) over dims, from one node (``std_mean``); where std is 0 its gradient is 0"""
+    saves = ("correction", "dim", "keepdim", "result", "self")
+
+    def forward(xp, self, *, dim, correction, keepdim):
+        return (_asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self),
+                _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
+
+    def backward(grads, correction, dim, keepdim, result, self):
+        grad_std, grad_mean = grads
+        parts = []
+        if grad_std is not None:
+            grad_var = formulas.where(result == 0, 0.0, grad_std / (2 * result))
+            parts.append(_var_backward(grad_var, correction, dim, keepdim, self))
+        if grad_mean is not None:
+            parts.append(_mean_backward(grad_mean, dim, keepdim, self))
+        return parts[0] + parts[1] if len(parts) == 2 else parts[0] if parts else None
+
+
 class _EvenlyDistributed(Op):
     """max()/min() of all elements: tied elements share the gradient evenly (a NaN result: the NaNs share it)"""
     saves = ("result", "self")
@@ -264,8 +304,10 @@ class LogsumexpBackward0(Op):
 
 
 # -- front-end functions ------------------------------------------------------------------------
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - mirrors torch.sum
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 - mirrors torch.sum
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
+    if out is not None:
+        return write_out("sum", sum, out, input, dim, keepdim, dtype=dtype)
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8):
@@ -277,8 +319,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - mirrors 
     return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of all elements, or over ``dim``; floating dtypes only, as in PyTorch."""
+    if out is not None:
+        return write_out("mean", mean, out, input, dim, keepdim, dtype=dtype)
     if dtype is not None:
         input = input.to(dtype)
     if not input.is_floating_point():
@@ -321,6 +365,22 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         dim, unbiased = None, dim
     return StdBackward0.apply(input, dim=_dims(dim, input.ndim, "std"), correction=_correction(unbiased, correction),
                               keepdim=keepdim)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over ``dim`` in one call (one node, ``VarMeanBackward0``); variance as in :func:`var`."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return VarMeanBackward0.apply(input, dim=_dims(dim, input.ndim, "var_mean"),
+                                  correction=_correction(unbiased, correction), keepdim=keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over ``dim`` in one call (one node, ``StdMeanBackward0``); as :func:`std`."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return StdMeanBackward0.apply(input, dim=_dims(dim, input.ndim, "std_mean"),
+                                  correction=_correction(unbiased, correction), keepdim=keepdim)
 
 
 def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg, result_type, elementwise):

@@ -19,7 +19,7 @@ NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
 MAX_OUTPUT_BYTES = 200_000  # one output (all its MIME types together)
 MAX_NOTEBOOK_BYTES = 1_500_000
 ABSOLUTE_PATHS = re.compile(r"(/work/|/tmp/|/root/|/home/[^/\s]+/|[A-Za-z]:\\\\Users\\\\)")
-WIDGET_STATE_KEY = "widgets"  # nbconvert stores live widget models (with the lab's 1.5 MB front end) under this key
+WIDGET_STATE_KEY = "widgets"  # nbconvert stores live widget models (with the lab's front end) under this key
 OBJECTIVE = re.compile(r"you will be able to|you'll be able to|by the end", re.IGNORECASE)
 
 # Each section of the autograd notes (https://pytorch.org/docs/stable/notes/autograd.html) -> the notebook that

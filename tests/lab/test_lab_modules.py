@@ -12,7 +12,7 @@ import autograd_lab as al
 from autograd_lab import nn
 from autograd_lab.autograd.graph import AccumulateGrad, saved_tensors_hooks
 from autograd_lab.lab import DotOptions, snapshot, to_dot
-from autograd_lab.lab.dot import _plan
+from autograd_lab.lab.scene import plan as _plan
 from autograd_lab.nn.module import is_module_tagging_enabled, set_module_tagging
 
 pytest.importorskip("graphviz")
@@ -150,9 +150,11 @@ def test_collapse_by_module_on_a_real_model(tagging):
     assert len(groups) == len(modules) < len(ops)  # one drawn node per module
     folded = to_dot(snap, DotOptions(modules="collapse")).source
     for name in ("features.0", "features.6", "avgpool", "fc"):
-        assert f"{name}: " in folded
+        assert f"<B>{name}</B>" in folded
     # each convolution is named only inside its module's node, never drawn as a node of its own
-    assert folded.count("ConvolutionBackward0") == folded.count("1 op (ConvolutionBackward0)") == 3
+    assert folded.count("ConvolutionBackward0") == folded.count("1 op: ConvolutionBackward0") == 3
+    typed = snapshot(loss, model=model)  # with the model, each module's box says its class
+    assert "<B>features.0 (Conv2d)</B>" in to_dot(typed, DotOptions(modules="collapse")).source
     clustered = to_dot(snap, DotOptions(modules="cluster")).source
     assert clustered.count("subgraph cluster_module") == len(modules)
 

@@ -108,7 +108,7 @@ def test_widget_buttons_and_clicks_reach_python():
     assert widget.stepper["enabled"] and widget.stepper["index"] == 0 and widget.stepper["total"] == 3
     widget._message(widget, {"action": "next"}, [])
     first = widget.stepper["current"]
-    assert widget.stepper["index"] == 1 and 'class=current' in widget.dot
+    assert widget.stepper["index"] == 1 and "al-current" in widget.svg and "class=current" in stepper.dot()
     widget._message(widget, {"action": "next"}, [])
     assert widget.stepper["current"] != first
     widget.selected = first

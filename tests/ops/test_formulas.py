@@ -66,6 +66,13 @@ def _written(method, *args):
     return build
 
 
+def _layer_norm(a):
+    """``layer_norm`` over the last dim of ``_doubled(a)``, with a weight and a bias that require grad."""
+    x = _doubled(a)
+    row = x.reshape(-1, x.shape[-1])[0].detach()
+    return F.layer_norm(x, x.shape[-1:], row.requires_grad_(), (row * 0.5).requires_grad_())
+
+
 _IDX = al.tensor([0, 0, 1])
 
 # op class -> (kind, domain, builders). Domains: "pos" (0.5..2), "any" (-2..2, away from 0). FIXED builders
@@ -118,6 +125,9 @@ CASES = {
     "ProdBackward1": (SHAPED, "any", [lambda a: a.prod(0), lambda a: (a * (a > 0)).prod(-1, keepdim=True)]),
     "VarBackward0": (SHAPED, "any", [lambda a: _doubled(a).var(), lambda a: _doubled(a).var(0, keepdim=True)]),
     "StdBackward0": (SHAPED, "any", [lambda a: _doubled(a).std(0), lambda a: (a * 0 + 1).std()]),
+    "VarMeanBackward0": (SHAPED, "any", [lambda a: al.var_mean(_doubled(a), 0),
+                                         lambda a: al.var_mean(_doubled(a), keepdim=True)[1]]),
+    "StdMeanBackward0": (SHAPED, "any", [lambda a: al.std_mean(_doubled(a), 0), lambda a: al.std_mean(a * 0 + 1)]),
     "MaxBackward1": (UNARY, "any", [lambda a: a.max(), lambda a: a.round().max()]),
     "MinBackward1": (UNARY, "any", [lambda a: a.min()]),
     "AmaxBackward0": (SHAPED, "any", [lambda a: a.amax(), lambda a: a.round().amax(0, keepdim=True)]),
@@ -139,6 +149,8 @@ CASES = {
     "UnsafeViewBackward0": (UNARY, "any", [lambda a: UnsafeViewBackward0.apply(a, shape=(-1,))]),
     "TBackward0": (MATRIX, "any", [lambda a, w: a.t()]),
     "TransposeBackward0": (SHAPED, "any", [lambda a: a.transpose(0, -1)]),
+    "TransposeBackward1": (SHAPED, "any", [_written("transpose_", 0, -1)]),
+    "TBackward1": (MATRIX, "any", [lambda a, w: _written("t_")(a)]),
     "PermuteBackward0": (UNARY, "any", [lambda a: a.permute(*reversed(range(a.ndim)))]),
     "ExpandBackward0": (UNARY, "any", [lambda a: a.expand(2, *a.shape), lambda a: a.reshape(1, 1, -1)[:, :, :1].expand(2, 3, 4)]),
     "SqueezeBackward0": (UNARY, "any", [lambda a: a.unsqueeze(0).squeeze()]),
@@ -165,6 +177,9 @@ CASES = {
     "BmmBackward0": (MATRIX, "any", [lambda a, w: a.unsqueeze(0).bmm(w.t().unsqueeze(0))]),
     "MvBackward0": (MATRIX, "any", [lambda a, w: a.mv(w[0])]),
     "DotBackward0": (MATRIX, "any", [lambda a, w: a[0].dot(w[0])]),
+    "EinsumBackward0": (MATRIX, "any", [lambda a, w: al.einsum("ij,kj->ik", a, w), lambda a, w: al.einsum("ij->i", a),
+                                        lambda a, w: al.einsum("ii", a[:2, :2]),
+                                        lambda a, w: al.einsum("ij,kj,k", a, w, w[:, 0])]),
     # nn
     "SoftmaxBackward0": (SHAPED, "any", [lambda a: F.softmax(a, -1)]),
     "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, 0)]),
@@ -181,6 +196,14 @@ CASES = {
                                training=True),
         lambda d: F.batch_norm(al.randn(4, 3, dtype=d, requires_grad=True), al.randn(3, dtype=d), al.rand(3, dtype=d) + 1,
                                al.randn(3, dtype=d, requires_grad=True), None, training=False)]),
+    "LeakyReluBackward0": (UNARY, "any", [lambda a: F.leaky_relu(a, 0.2), lambda a: F.leaky_relu(a, -0.5)]),
+    "LeakyReluBackward1": (UNARY, "any", [lambda a: F.leaky_relu(a * 1.0, 0.2, inplace=True)]),
+    "ThresholdBackward0": (UNARY, "any", [lambda a: F.threshold(a, 0.3, -2.0)]),
+    "ThresholdBackward1": (UNARY, "any", [lambda a: F.threshold(a * 1.0, 0.3, 5.0, inplace=True)]),
+    "NativeLayerNormBackward0": (SHAPED, "any", [_layer_norm, lambda a: F.layer_norm(_doubled(a), _doubled(a).shape)]),
+    # resampling
+    "UpsampleBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"), _leaf_picture(a))]),
     # convolution and pooling
     "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
                                                                 bias=a.sum().reshape(1).expand(2) * 1.0)]),
@@ -225,6 +248,15 @@ CASES = {
                                                   lambda a: a.norm(float("inf"))]),
     "ConstantPadNdBackward0": (SHAPED, "any", [lambda a: F.pad(a, (1, 2))]),
 }
+for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
+                            ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
+                            ("nearest-exact", 3, "NearestExact3D"), ("linear", 1, "Linear1D"),
+                            ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D")):
+    def _resampled(a, mode=_mode, dims=_dims):
+        image = _picture(a).reshape({1: (2, 3, 42), 2: (2, 3, 7, 6), 3: (2, 3, 7, 3, 2)}[dims])
+        return F.interpolate(image, scale_factor=1.6, mode=mode,
+                             align_corners=None if mode.startswith("nearest") else dims == 2)
+    CASES[f"Upsample{_name}Backward0"] = (UNARY, "any", [_resampled])
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
         _shape = (1, 2) + (3,) * _dims

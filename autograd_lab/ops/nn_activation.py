@@ -1,0 +1,80 @@
+"""Activations with a setting: ``leaky_relu`` (a slope below zero) and ``threshold`` (a value below a threshold).
+
+Each has PyTorch's two nodes: the out-of-place one (``LeakyReluBackward0``, ``ThresholdBackward0``) and the
+in-place one (``inplace=True``: ``LeakyReluBackward1``, which reads the result, as the input is overwritten;
+``ThresholdBackward1``, which reads a copy of the input taken before the write, as PyTorch's does). ``relu`` is
+in :mod:`.pointwise`.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import formulas
+from ._op import Op
+from .inplace import _run_inplace
+
+__all__ = ["leaky_relu", "threshold"]
+
+_NEGATIVE_SLOPE_IN_PLACE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is "
+    "caused by calling in-place forward function with a negative slope, please call out-of-place version instead. "
+    "File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
+    "calculation with negative slope"
+)
+
+
+class LeakyReluBackward0(Op):
+    """out = x where x > 0, else negative_slope * x"""
+    saves = ("negative_slope", "self")
+
+    def forward(xp, self, *, negative_slope):
+        return xp.where(self > 0, self, self * negative_slope).astype(self.dtype, copy=False)
+
+    def d_self(grad, negative_slope, self):
+        return formulas.where(self > 0, grad, grad * negative_slope)
+
+
+class LeakyReluBackward1(Op):
+    """``leaky_relu(x, inplace=True)``: the result decides the slope (the input is gone); a negative slope would
+    flip the sign, so PyTorch refuses its backward"""
+    saves = ("negative_slope", "result")
+
+    def forward(xp, self, *, negative_slope):
+        return LeakyReluBackward0.forward(xp, self, negative_slope=negative_slope)
+
+    def d_self(grad, negative_slope, result):
+        if negative_slope < 0:
+            raise RuntimeError(_NEGATIVE_SLOPE_IN_PLACE)
+        return formulas.where(result > 0, grad, grad * negative_slope)
+
+
+class ThresholdBackward0(Op):
+    """out = x where x > threshold, else value"""
+    saves = ("self", "threshold")
+
+    def forward(xp, self, *, threshold, value):
+        return xp.where(self > threshold, self, value).astype(self.dtype, copy=False)
+
+    def d_self(grad, self, threshold):
+        return formulas.where(self <= threshold, 0.0, grad)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    """``threshold(x, ..., inplace=True)``: as ``ThresholdBackward0``, with the input's values from before the write
+    (PyTorch's ``original_self``: the in-place machinery saves a copy of them)"""
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > 0``, else ``negative_slope * x``; ``inplace=True`` overwrites ``input``."""
+    if inplace:
+        return _run_inplace(input, "leaky_relu_", lambda x: LeakyReluBackward1.apply(x, negative_slope=negative_slope),
+                            (), {})
+    return LeakyReluBackward0.apply(input, negative_slope=negative_slope)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``; ``inplace=True`` overwrites ``input``."""
+    if inplace:
+        return _run_inplace(input, "threshold_", lambda x: ThresholdBackward1.apply(x, threshold=threshold, value=value),
+                            (), {})
+    return ThresholdBackward0.apply(input, threshold=threshold, value=value)

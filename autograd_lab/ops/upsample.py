@@ -1,0 +1,213 @@
+"""Resampling sequences, images and volumes: ``interpolate`` (modes ``nearest``, ``nearest-exact``, ``linear``,
+``bilinear``, ``trilinear``, ``area``).
+
+Each of these modes is linear in the input and acts on one spatial dim at a time: output position ``o`` of a
+dim reads input positions of that dim only, with weights. So each spatial dim has a matrix (output size by
+input size; a row holds one 1 for ``nearest``, two weights summing to 1 for the linear modes), and resampling
+applies them dim by dim. The gradient is the same with each matrix transposed: every input position collects
+the gradients of the outputs that read it, weighted as they read it.
+
+The source positions and weights are computed as PyTorch's kernels compute them, in the same precision
+(single precision for float32 inputs), so the outputs agree with PyTorch's: ``nearest`` reads
+``floor(o * scale)``, ``nearest-exact`` ``floor((o + 0.5) * scale)``, and the linear modes interpolate at
+``(o + 0.5) * scale - 0.5`` (``o * (in - 1) / (out - 1)`` with ``align_corners=True``). ``scale`` is
+``1 / scale_factor`` when a scale factor is given (unless ``recompute_scale_factor``), ``in / out`` otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import backend
+from ..tensor import Tensor
+from . import formulas
+from ._op import Op
+
+__all__ = ["interpolate"]
+
+
+class _Resample(Op):
+    """out = the input with each spatial dim (2, 3, ...) mapped by its matrix (output size x input size)"""
+    saves = ("matrices",)
+
+    def forward(xp, self, *, matrices):
+        out = self
+        for axis, matrix in enumerate(matrices, start=2):
+            out = xp.moveaxis(xp.tensordot(out, matrix, axes=([axis], [1])), -1, axis)
+        return out.astype(self.dtype, copy=False)
+
+    def d_self(grad, matrices):
+        return formulas.call(UpsampleBackwardBackward0, grad, matrices=tuple(m.T for m in matrices))
+
+
+class UpsampleBackwardBackward0(_Resample):
+    """out = the gradient of a resampling: each dim mapped back by the transposed matrix (its own derivative
+    maps forward again)"""
+
+
+class UpsampleNearest1DBackward0(_Resample):
+    pass
+
+
+class UpsampleNearest2DBackward0(_Resample):
+    pass
+
+
+class UpsampleNearest3DBackward0(_Resample):
+    pass
+
+
+class UpsampleNearestExact1DBackward0(_Resample):
+    pass
+
+
+class UpsampleNearestExact2DBackward0(_Resample):
+    pass
+
+
+class UpsampleNearestExact3DBackward0(_Resample):
+    pass
+
+
+class UpsampleLinear1DBackward0(_Resample):
+    pass
+
+
+class UpsampleBilinear2DBackward0(_Resample):
+    pass
+
+
+class UpsampleTrilinear3DBackward0(_Resample):
+    pass
+
+
+_OPS = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
+        ("nearest", 3): UpsampleNearest3DBackward0, ("nearest-exact", 1): UpsampleNearestExact1DBackward0,
+        ("nearest-exact", 2): UpsampleNearestExact2DBackward0, ("nearest-exact", 3): UpsampleNearestExact3DBackward0,
+        ("linear", 1): UpsampleLinear1DBackward0, ("bilinear", 2): UpsampleBilinear2DBackward0,
+        ("trilinear", 3): UpsampleTrilinear3DBackward0}
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+# -- the matrices, one per spatial dim ------------------------------------------------------------------
+def _scale(size: int, out: int, scale_factor, precision):
+    """PyTorch's ``compute_scales_value``: ``1 / scale_factor`` when one is given, else ``size / out``."""
+    if scale_factor is not None and scale_factor > 0:
+        return precision(1.0 / scale_factor)
+    return precision(size) / precision(out)
+
+
+def _nearest_matrix(size: int, out: int, scale_factor, exact: bool, precision) -> np.ndarray:
+    positions = np.arange(out)
+    if exact:  # (o + 0.5) * scale in double precision, then floored in single, as PyTorch's kernel does
+        scale = _scale(size, out, scale_factor, np.float32)
+        source = np.floor(((positions + 0.5) * np.float64(scale)).astype(np.float32))
+    elif out == size:
+        source = positions
+    elif out == 2 * size:
+        source = positions // 2
+    else:
+        source = np.floor(positions.astype(np.float32) * _scale(size, out, scale_factor, np.float32))
+    source = np.minimum(source.astype(np.int64), size - 1)
+    matrix = np.zeros((out, size), dtype=precision)
+    matrix[positions, source] = 1
+    return matrix
+
+
+def _linear_matrix(size: int, out: int, scale_factor, align_corners: bool, precision) -> np.ndarray:
+    positions = np.arange(out)
+    matrix = np.zeros((out, size), dtype=precision)
+    if out == size:
+        matrix[positions, positions] = 1
+        return matrix
+    if align_corners:
+        ratio = precision(size - 1) / precision(out - 1) if out > 1 else precision(0)
+        real = ratio * positions.astype(precision)
+    else:
+        ratio = _scale(size, out, scale_factor, precision)
+        real = np.maximum(ratio * (positions.astype(precision) + precision(0.5)) - precision(0.5), precision(0))
+    first = np.minimum(np.floor(real.astype(np.float32)).astype(np.int64), size - 1)
+    weight = np.clip(real - first.astype(precision), 0, 1).astype(precision)
+    second = first + (first < size - 1)
+    np.add.at(matrix, (positions, first), 1 - weight)
+    np.add.at(matrix, (positions, second), weight)
+    return matrix
+
+
+# -- the function ------------------------------------------------------------------------------------
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resize the spatial dims of an (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to ``size``, or by
+    ``scale_factor``, as ``F.interpolate`` does (its modes but ``bicubic``; ``area`` for images)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                             "bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    spatial = input.ndim - 2
+    sizes, scales = _output_size(input, size, scale_factor, recompute_scale_factor, mode)
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not implemented [autograd_lab] resample without "
+                                  "it, or smooth first (e.g. avg_pool2d) when shrinking")
+    if mode == "area" and spatial == 2:
+        from .nn_pool import adaptive_avg_pool2d
+        return adaptive_avg_pool2d(input, tuple(sizes))
+    op = _OPS.get((mode, spatial))
+    if op is None:
+        raise _mode_error(input, mode, spatial)
+    precision = np.float64 if input.dtype is backend.float64 else np.float32
+    matrices = []
+    for i in range(spatial):
+        length = input.shape[2 + i]
+        if mode in _LINEAR:
+            matrix = _linear_matrix(length, sizes[i], scales[i], align_corners, precision)
+        else:
+            matrix = _nearest_matrix(length, sizes[i], scales[i], mode == "nearest-exact", precision)
+        matrices.append(backend.namespace_of(input._data).asarray(matrix.astype(input._data.dtype)))
+    return op.apply(input, matrices=tuple(matrices))
+
+
+def _output_size(input: Tensor, size, scale_factor, recompute_scale_factor, mode: str) -> tuple[list, list]:
+    """The output's spatial sizes, and the scale factor (or None) each dim's positions are computed with."""
+    spatial = max(input.ndim - 2, 0)  # (fewer than 3 dims: no spatial dim; the mode's error follows)
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * spatial
+        if len(sizes) != spatial:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {list(input.shape[2:])} and output size of {size}. Please provide "
+                             "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                             "format.")
+        if not all(isinstance(s, int) for s in sizes):
+            raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
+                            f"but got size with types {[type(s) for s in sizes]}")
+        return sizes, [None] * spatial
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * spatial
+    if len(factors) != spatial:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                         f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                         "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                         "(s1, s2, ...,sK) format.")
+    sizes = [math.floor(input.shape[2 + i] * float(f)) for i, f in enumerate(factors)]
+    recompute = recompute_scale_factor or mode == "area"
+    return sizes, [None] * spatial if recompute else [float(f) for f in factors]
+
+
+def _mode_error(input: Tensor, mode: str, spatial: int) -> Exception:
+    needs = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if mode in needs and input.ndim in (3, 4, 5):
+        return NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {needs[mode]}D input")
+    if mode in ("bicubic", "lanczos") or (mode == "area" and input.ndim in (3, 5)):
+        return NotImplementedError(f"interpolate: mode '{mode}' for {input.ndim}D input is not implemented "
+                                   "[autograd_lab] use 'bilinear' (or 'area' on images)")
+    return NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                               f"{input.ndim}D) for the modes: nearest | linear | bilinear | bicubic | trilinear | "
+                               f"lanczos | area | nearest-exact (got {mode})")
