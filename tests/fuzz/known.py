@@ -193,7 +193,7 @@ KNOWN: list[KnownDifference] = [
         and not gen.tensor(facts["name"]).is_contiguous() and not gen.tensor(facts["name"])._is_view()),
     KnownDifference(
         "the sign of an exact zero of a matrix product", "not generated",
-        "M.tensor([[-1.95]]).mm(M.tensor([[0.0]])) is -0.0 in PyTorch (its mm with an inner size of 1), +0.0 in its "
+        "M.tensor([[-1.95], [-1.0]]).mm(M.zeros(1, 2)) is -0.0 in PyTorch (its mm with an inner size of 1), +0.0 in its "
         "bmm, addmm and mv, and NumPy's kernels choose otherwise; after a function with a pole at 0 (1/x, log, "
         "sqrt's gradient) the sign decides between +inf and -inf. autograd_lab does not copy each kernel's choice, "
         "so such functions of a matrix product's values are not generated",
@@ -251,7 +251,7 @@ e.masked_fill_(e < 0, 0.25)""",
 x = M.ones((2, 3), {F64}).t()
 y = (x * M.ones((3, 2), {F64})).view(-1)""",
     "the sign of an exact zero of a matrix product": f"""
-y = M.tensor([[-1.95]], {F64}).mm(M.tensor([[0.0]], {F64}))
+y = M.tensor([[-1.95], [-1.0]], {F64}).mm(M.tensor([[0.0, 0.0]], {F64}))
 z = y.reciprocal()""",
 }
 
