@@ -239,8 +239,8 @@ def mm(a, b):
     than it saves once the product is large, a layer's weight gradient; benchmarks/NOTES.md, round 6)."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return _linalg.mm(a if isinstance(a, Tensor) else Tensor._make(a), b if isinstance(b, Tensor) else Tensor._make(b))
-    if a.shape[0] * b.shape[1] <= 4096 and b.shape[1] > 1:  # (one column: OpenBLAS's dot of a column by a 1x1
-        return a.dot(b)  # drops NaN * 0, NaN by [[0.]] giving 0; @ keeps it NaN, as PyTorch does)
+    if a.shape[0] * b.shape[1] <= 4096 and a.shape[1] > 1:  # (an inner size of 1 goes to @: there OpenBLAS's dot
+        return a.dot(b)  # scales by the 1x1 side and skips a zero, so [[0.]] by [[nan]] gives 0; @ gives NaN)
     return a @ b
 
 

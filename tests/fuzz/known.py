@@ -63,8 +63,8 @@ def _views_will_require_grad(gen, step: str, facts) -> bool:
                for v in gen.shadow.values())
 
 
-def _retained_and_written_through_a_view(gen, var) -> bool:
-    if var.retained_version is None:
+def _watched_and_written_through_a_view(gen, var) -> bool:
+    if var.watched_version is None:
         return False
     t = gen.tensor(var.name)
     return t._version > 0 and (t._is_view() or t._version != var.history_version)
@@ -96,12 +96,12 @@ KNOWN: list[KnownDifference] = [
         f"{FIX21}; PyTorch crashes",
         avoid=lambda gen, step, facts: step == "hook" and _stale_view(gen, facts["name"])),
     KnownDifference(
-        "retain_grad and a write through a view, then a second-order gradient", "not generated",
-        "y.retain_grad(); y[:, :1].exp_() (or a view v written in place, v.tanh_(), then v.retain_grad()); a "
-        "gradient with create_graph, then a gradient of it (S8): autograd_lab's retained .grad misses what the "
-        "second pass sends", FIX21,
+        "retain_grad or a hook, a write through a view, then a second-order gradient", "not generated",
+        "y.retain_grad(); y[:, :1].exp_() (or a view v written in place, v.tanh_(), then v.retain_grad() or "
+        "v.register_hook(f)); a gradient with create_graph, then a gradient of it (S8): what the second pass "
+        "sends through the saved result misses autograd_lab's retained .grad and hooks", FIX21,
         avoid=lambda gen, step, facts: step == "ending" and facts["ending"] in SECOND_ORDER_ENDINGS and any(
-            _retained_and_written_through_a_view(gen, var) for var in gen.vars.values())),
+            _watched_and_written_through_a_view(gen, var) for var in gen.vars.values())),
     KnownDifference(
         "integer // 0 and % 0", "not generated",
         "M.tensor([3]) // M.tensor([0]): PyTorch raises ZeroDivisionError, autograd_lab gives a number", FIX21,
@@ -143,7 +143,8 @@ KNOWN: list[KnownDifference] = [
         "nothing, since their gradients read no input values; PyTorch saves the inputs, so writing into one in "
         "place before backward raises a version error in PyTorch only (autograd_lab's gradient is right)",
         "deliberate",
-        explains=_one_raises("torch", "modified by an inplace operation", earlier=r"\.gather\(|rounding_mode|//")),
+        explains=_one_raises("torch", r"modified by an inplace operation|Output \d+ of \w+ is a view and its base",
+                             earlier=r"\.gather\(|rounding_mode|//")),
     KnownDifference(
         "a number operand is a constant, not a saved tensor", "PyTorch raises",
         "loss = (x * 1.0).sum(); loss.backward(); loss.backward(): PyTorch saves the number as a tensor and frees "
@@ -207,7 +208,7 @@ F64 = "dtype=M.float64"
 # entry whose difference is gone, fixed or changed, is noticed and removed). None: PyTorch crashes on it.
 EXAMPLES: dict[str, str | None] = {
     "hook on a stale view": None,
-    "retain_grad and a write through a view, then a second-order gradient": f"""
+    "retain_grad or a hook, a write through a view, then a second-order gradient": f"""
 a = M.tensor([[1.0, 2.0]], {F64}, requires_grad=True)
 y = a * 1
 y.retain_grad()

@@ -181,11 +181,17 @@ def test_clamp_keeps_the_input_on_a_tie_so_a_negative_zero_stays(fn):
     same_bits(ours, theirs)
 
 
-@pytest.mark.parametrize("shapes", [((3, 1), (1, 1)), ((3, 2), (2, 1)), ((4, 1), (1, 2))], ids=str)
-def test_a_nan_times_zero_in_a_matrix_product_stays_nan(shapes):
-    """OpenBLAS's dot of a column by a 1x1 matrix skips the zero and drops the NaN; mm keeps it, as PyTorch."""
-    left = np.ones(shapes[0])
-    left[0, 0] = NAN
-    for fn in (lambda m, a, b: a.mm(b), lambda m, a, b: m.addmm(m.zeros(shapes[1][1], dtype=m.float64) + 0.5, a, b)):
-        (ours, _), (theirs, _) = in_both(fn, left.tolist(), np.zeros(shapes[1]).tolist(), requires_grad=False)
-        same_bits(ours, theirs)
+@pytest.mark.parametrize("m,k,n", [(3, 1, 1), (1, 1, 3), (1, 1, 1), (3, 2, 1), (4, 1, 2)])
+@pytest.mark.parametrize("special", [NAN, INF])
+def test_a_nan_or_inf_times_zero_in_a_matrix_product_is_nan(m, k, n, special):
+    """OpenBLAS's dot with an inner size of 1 scales by the 1x1 side and skips it when it is 0, which drops
+    0 * NaN and 0 * inf; mm keeps them NaN, as PyTorch does, in the forward and in the gradients."""
+    for zeros_left in (True, False):
+        left, right = np.ones((m, k)), np.ones((k, n))
+        (left if zeros_left else right)[...] = 0.0
+        (right if zeros_left else left)[0, 0] = special
+        for fn in (lambda M, a, b: a.mm(b), lambda M, a, b: M.addmm(M.zeros(n, dtype=M.float64) + 0.5, a, b)):
+            (ours, grads), (theirs, their_grads) = in_both(fn, left.tolist(), right.tolist())
+            same_bits(ours, theirs)
+            for g, h in zip(grads, their_grads):
+                same_bits(g, h)
