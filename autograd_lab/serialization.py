@@ -197,7 +197,8 @@ class _Archive:
                 return self._read(name, info, member)
         except SerializationError:
             raise
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as exc:
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as exc:
+            # (RuntimeError: an encrypted member; NotImplementedError: a compression method zipfile lacks)
             raise self.fail(f"array {name!r} is damaged: {type(exc).__name__}: {exc}") from None
 
     def _too_big(self, name: str, size: int) -> SerializationError:

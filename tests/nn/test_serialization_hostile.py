@@ -144,3 +144,17 @@ def test_wrong_magic_and_mismatched_sizes_are_refused(data, match):
 def test_a_missing_path_raises_what_open_raises(tmp_path):
     with pytest.raises(FileNotFoundError):
         al.load(tmp_path / "absent.pt")
+
+
+def test_an_encrypted_or_unknown_compression_member_is_refused():
+    data = bytearray(saved({"w": al.ones(2)}))
+    encrypted, unknown = bytearray(data), bytearray(data)
+    for signature, flags_at, method_at in ((b"PK\x03\x04", 6, 8), (b"PK\x01\x02", 8, 10)):
+        at = data.find(signature)
+        while at != -1:
+            encrypted[at + flags_at] |= 1  # the "encrypted" flag bit
+            unknown[at + method_at] = 99  # AES, which zipfile cannot read
+            at = data.find(signature, at + 4)
+    for damaged, match in ((encrypted, "encrypted"), (unknown, "compression method")):
+        with pytest.raises(SerializationError, match=match):
+            load(bytes(damaged))
