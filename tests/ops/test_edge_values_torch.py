@@ -195,3 +195,14 @@ def test_a_nan_or_inf_times_zero_in_a_matrix_product_is_nan(m, k, n, special):
             same_bits(ours, theirs)
             for g, h in zip(grads, their_grads):
                 same_bits(g, h)
+
+
+@pytest.mark.parametrize("join", [lambda m, xs: m.cat(xs, 0), lambda m, xs: m.cat(xs, 1), lambda m, xs: m.stack(xs)])
+def test_cat_and_stack_of_transposed_tensors_are_contiguous_as_in_torch(join):
+    """NumPy keeps the column-major layout of transposed inputs; PyTorch's result is contiguous, so view works."""
+    results = []
+    for m in (al, torch):
+        x = m.arange(6.0, dtype=m.float64).reshape(2, 3).t()
+        out = join(m, [x, x * 2])
+        results.append((out.is_contiguous(), out.view(-1).tolist()))
+    assert results[0] == results[1]
