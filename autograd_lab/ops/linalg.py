@@ -179,7 +179,7 @@ def matmul(input, other, *, out=None):
             mm(rows, other)  # raises the shape error
         out = mm(rows, other) if b == 2 else mv(rows, other)
         return UnsafeViewBackward0.apply(out, shape=tuple(input.shape[:-1]) + tuple(other.shape[1:]))
-    if a <= 2 and other.requires_grad:  # PyTorch folds the other way, on other's transpose, when other needs grad
+    if a <= 2 and _folds_on_transpose(input, other):  # other's batch folded into rows of its transpose
         if input.shape[-1] != other.shape[-2]:
             mm(input.reshape(-1, input.shape[-1]), other.reshape(-1, other.shape[-1]))  # raises the shape error
         rows = other.mT.reshape(-1, other.shape[-2])
@@ -199,6 +199,22 @@ def matmul(input, other, *, out=None):
     lhs = left.expand(batch + (n, k)).reshape(-1, n, k)
     rhs = right.expand(batch + (k, m)).reshape(-1, k, m)
     return UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + ((n, m) if a > 1 else (m,)))  # (no view)
+
+
+def _folds_on_transpose(input, other) -> bool:
+    """PyTorch's ``should_fold`` for a 1-D or 2-D ``input`` times a batched ``other``: fold when ``input`` needs
+    grad (its gradient is then one mm, not a sum over the batch); for a vector, also when ``other`` is empty or
+    its transpose's batch dims are contiguous. The choice decides the graph: the nodes recorded, whether the
+    result is a view, and what is saved (a folded copy of ``other``, or ``other`` itself)."""
+    if input.requires_grad:
+        return True
+    if input.ndim == 2:
+        return False
+    if other.numel() == 0:
+        return True
+    sizes = tuple(other.shape[:-2]) + (other.shape[-1], other.shape[-2])
+    strides = other.stride()[:-2] + (other.stride(-1), other.stride(-2))
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(len(sizes) - 2))
 
 
 def _broadcast_batch(s1, s2) -> tuple:

@@ -161,12 +161,6 @@ KNOWN: list[KnownDifference] = [
         explains=_one_raises("torch", "backward through the graph a second time",
                              earlier=r"[*/] -?\d|\d \*|\.(mul|div|add|sub)\(-?\d")),
     KnownDifference(
-        "a 1-D by batched matmul saves its operand", "autograd_lab raises",
-        "M.matmul(v, batch) with v 1-D and batch 3-D: PyTorch multiplies a reshaped copy of batch and saves that "
-        "copy, so writing into batch in place afterwards goes unnoticed; autograd_lab saves batch itself and "
-        "raises the version error, as for every other saved input", "deliberate",
-        explains=_one_raises("al", r"modified by an inplace operation.*by BmmBackward0", earlier=r"matmul|@")),
-    KnownDifference(
         "masked_fill_ and index_put_ into expanded memory", "autograd_lab raises",
         "t.expand(2, 3).masked_fill_(mask, 0.25): PyTorch deprecates these writes (it warns and writes); "
         "autograd_lab computes the new values out of place and copies them back, where the copies of one memory "
@@ -245,12 +239,6 @@ x = M.tensor([1.0, 2.0], {F64}, requires_grad=True)
 loss = (x * 2.0).sum()
 loss.backward()
 loss.backward()""",
-    "a 1-D by batched matmul saves its operand": f"""
-v = M.tensor([1.0, 2.0], {F64}, requires_grad=True)
-b = M.ones((2, 2, 3), {F64})
-y = M.matmul(v, b)
-b.mul_(2.0)
-y.sum().backward()""",
     "masked_fill_ and index_put_ into expanded memory": f"""
 e = M.tensor([1.0, -2.0], {F64}).expand(3, 2)
 e.masked_fill_(e < 0, 0.25)""",

@@ -206,3 +206,25 @@ def test_cat_and_stack_of_transposed_tensors_are_contiguous_as_in_torch(join):
         out = join(m, [x, x * 2])
         results.append((out.is_contiguous(), out.view(-1).tolist()))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("left,right", [((3,), (2, 3, 2)), ((2, 3), (2, 3, 2)), ((1, 3), (2, 3, 3))], ids=str)
+@pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True)], ids=str)
+def test_matmul_folds_a_batch_when_torch_does(left, right, grads):
+    """PyTorch folds other's batch into rows of its transpose when the smaller input needs grad (should_fold):
+    the same nodes are recorded, the result is a view where PyTorch's is, and a write into other after the
+    product raises where PyTorch's saved other does (and not where it saved a folded copy)."""
+    seen = []
+    for m in (al, torch):
+        x = m.ones(left, dtype=m.float64, requires_grad=grads[0])
+        y = m.ones(right, dtype=m.float64, requires_grad=grads[1])
+        z = m.matmul(x, y)
+        with m.no_grad():
+            y.mul_(2.0)
+        try:
+            z.sum().backward()
+            raised = False
+        except RuntimeError:
+            raised = True
+        seen.append((z.grad_fn.name(), z._base is not None, raised))
+    assert seen[0] == seen[1]
