@@ -36,7 +36,7 @@ def main(argv=None) -> int:
         program = generate(seed, torch)
         outcome = run(program, al, torch)
         counts[outcome.kind] += 1
-        if outcome.kind == BOTH_RAISE and len(set(outcome.error_types)) > 1:
+        if outcome.kind == BOTH_RAISE and outcome.error_types:
             error_pairs[outcome.error_types] += 1
         if outcome.kind in FAILURES:
             failures.append((program, outcome))

@@ -40,7 +40,8 @@ class Outcome:
     line: int | None = None  # the index of the line where the outcome was decided
     detail: str = ""
     known: KnownDifference | None = None
-    error_types: tuple[str, str] | None = None  # (autograd_lab's, PyTorch's), when both raise
+    error_types: tuple[str, str] | None = None  # (autograd_lab's, PyTorch's), when both raise and ours is not
+    # an instance of PyTorch's type (OpError is a RuntimeError: no difference)
 
 
 def _namespace(library) -> dict:
@@ -212,8 +213,9 @@ def _run(program: Program, al, torch) -> Outcome:
     for i, line in enumerate(program.lines):
         al_error, torch_error = (_execute(space, line.text) for space in spaces)
         if al_error is not None and torch_error is not None:
+            differ = not isinstance(al_error, type(torch_error))
             return Outcome(BOTH_RAISE, i, f"{type(al_error).__name__}: {al_error}",
-                           error_types=(type(al_error).__name__, type(torch_error).__name__))
+                           error_types=(type(al_error).__name__, type(torch_error).__name__) if differ else None)
         if al_error is not None or torch_error is not None:
             known = explained(program.lines[:i], line.text, al_error, torch_error)
             kind = KNOWN if known else (AL_RAISES if al_error is not None else TORCH_RAISES)
