@@ -3,8 +3,8 @@
 Each program is drawn from a seed (``fuzz.programs``) and run in both libraries in lockstep
 (``fuzz.runner``). A silent difference (values, dtypes, shapes, gradients), or an error in one library only
 that the known-differences table (``fuzz.known``) does not explain, fails with the seed and a shrunk repro
-that runs as is with either library. The suite runs ``AUTOGRAD_LAB_FUZZ_PROGRAMS`` programs (5000 by
-default: under a minute on two cores), from seed ``AUTOGRAD_LAB_FUZZ_SEED`` (0 by default, so CI is reproducible):
+that runs as is with either library. The suite runs ``AUTOGRAD_LAB_FUZZ_PROGRAMS`` programs (15000 by
+default: about a minute on two cores), from seed ``AUTOGRAD_LAB_FUZZ_SEED`` (0 by default, so CI is reproducible):
 
     AUTOGRAD_LAB_FUZZ_PROGRAMS=20000 AUTOGRAD_LAB_FUZZ_SEED=100000 python -m pytest tests/fuzz
 
@@ -24,7 +24,7 @@ from .runner import FAILURES, report, run
 
 torch = pytest.importorskip("torch", reason="PyTorch is the oracle of these tests: pip install -e '.[test,oracle]'")
 
-PROGRAMS = int(os.environ.get("AUTOGRAD_LAB_FUZZ_PROGRAMS", "5000"))
+PROGRAMS = int(os.environ.get("AUTOGRAD_LAB_FUZZ_PROGRAMS", "15000"))
 FIRST_SEED = int(os.environ.get("AUTOGRAD_LAB_FUZZ_SEED", "0"))
 CHUNK = 250
 SHOWN = 3  # failures shown with a shrunk repro, per chunk
