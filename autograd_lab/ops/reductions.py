@@ -148,6 +148,15 @@ class ProdBackward1(Op):
         return grad * _prod_others(self, (dim,))
 
 
+def _variance(xp, x, dim: tuple, correction: int, keepdim: bool):
+    """The variance over ``dim``, computed about the group's first value (a shift that changes nothing but the
+    rounding), so that a group of equal values has a variance of exactly 0, as PyTorch's Welford algorithm
+    gives: about the mean, [1.48, 1.48, 1.48] gives 5e-32, and std's gradient there would be noise, not 0."""
+    if x.ndim and builtins.all(x.shape[d] for d in dim):
+        x = x - x[tuple(slice(0, 1) if d in dim else slice(None) for d in range(x.ndim))]
+    return _asarray(xp, xp.var(x, axis=dim, ddof=correction, keepdims=keepdim), x)
+
+
 def _var_backward(grad, correction, dim, keepdim, self):
     """PyTorch's var_backward: ``2 / (N - correction) * grad * (x - mean)``; with no degrees of freedom left
     the variance is nan, and so is its gradient."""
@@ -161,7 +170,7 @@ class VarBackward0(Op):
     saves = ("correction", "dim", "keepdim", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return _asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+        return _variance(xp, self, dim, correction, keepdim)
 
     def d_self(grad, correction, dim, keepdim, self):
         return _var_backward(grad, correction, dim, keepdim, self)
@@ -172,7 +181,7 @@ class StdBackward0(Op):
     saves = ("correction", "dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return _asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self)
+        return _asarray(xp, xp.sqrt(_variance(xp, self, dim, correction, keepdim)), self)
 
     def d_self(grad, correction, dim, keepdim, result, self):
         grad_var = formulas.where(result == 0, 0.0, grad / (2 * result))
@@ -188,7 +197,7 @@ class VarMeanBackward0(Op):
     saves = ("correction", "dim", "keepdim", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return (_asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self),
+        return (_variance(xp, self, dim, correction, keepdim),
                 _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
 
     def backward(grads, correction, dim, keepdim, self):
@@ -204,7 +213,7 @@ class StdMeanBackward0(Op):
     saves = ("correction", "dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return (_asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self),
+        return (_asarray(xp, xp.sqrt(_variance(xp, self, dim, correction, keepdim)), self),
                 _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
 
     def backward(grads, correction, dim, keepdim, result, self):

@@ -64,10 +64,12 @@ def _views_will_require_grad(gen, step: str, facts) -> bool:
 
 
 def _operand_shares_memory(gen, facts) -> bool:
+    """An operand sharing the written memory (the target itself only for copy_: PyTorch skips t.copy_(t))."""
     target = gen.tensor(facts["name"])
     memory = target.untyped_storage().data_ptr()
-    return target.numel() > 0 and any(o is not target and o.numel() and o.untyped_storage().data_ptr() == memory
-                                      for o in _tensors(gen, facts))
+    itself = "copy_(" in facts.get("text", "")
+    return target.numel() > 0 and any((itself or o is not target) and o.numel()
+                                      and o.untyped_storage().data_ptr() == memory for o in _tensors(gen, facts))
 
 
 def _watched_and_written_through_a_view(gen, var) -> bool:
@@ -97,11 +99,12 @@ KNOWN: list[KnownDifference] = [
     # -- being fixed elsewhere: not generated until the fix is merged -------------------------------------
     KnownDifference(
         "hook on a stale view", "not generated",
-        "register_hook on a view after its base was changed in place (not through the view): autograd_lab never "
-        "called the hook (S4); PyTorch 2.13 segfaults in backward, so the pattern stays excluded after the fix "
-        "(autograd_lab's behaviour is tested in tests/core)",
+        "register_hook or retain_grad on a view after its base was changed in place (not through the view, under "
+        "no_grad too): autograd_lab calls the hook, or fills .grad, through the view's old history; PyTorch "
+        "rebuilds the view's grad_fn first, so a gradient of the old history reaches neither (S4). PyTorch 2.13 "
+        "segfaults on register_hook there, so hooks stay excluded after the fix",
         f"{FIX21}; PyTorch crashes",
-        avoid=lambda gen, step, facts: step == "hook" and _stale_view(gen, facts["name"])),
+        avoid=lambda gen, step, facts: step in ("hook", "retain") and _stale_view(gen, facts["name"])),
     KnownDifference(
         "retain_grad or a hook, a write through a view, then a second-order gradient", "not generated",
         "y.retain_grad(); y[:, :1].exp_() (or a view v written in place, v.tanh_(), then v.retain_grad() or "

@@ -149,13 +149,16 @@ def _differentiated_is_finite(torch_space: dict) -> bool:
     return bool(np.isfinite(_array(value)).all())
 
 
-def _compare(names, spaces, libraries) -> str | None:
+def _compare(names, spaces, libraries, second_order: bool = False) -> str | None:
+    """The first of ``names`` whose values differ. ``second_order``: the program took a gradient of a gradient,
+    so every ``.grad`` has second derivatives added into it and is compared as ``SECOND_ORDER`` values are."""
     for name in names:
-        if name in SECOND_ORDER and not _differentiated_is_finite(spaces[1]):
+        singular = name in SECOND_ORDER or (second_order and name.endswith(".grad"))
+        if singular and not _differentiated_is_finite(spaces[1]):
             continue
         gradient = name in GRADIENTS or name.endswith(".grad")
         views = [observe(lib, space.get(name), gradient) for lib, space in zip(libraries, spaces)]
-        found = difference(*views, singular=name in SECOND_ORDER)
+        found = difference(*views, singular=singular)
         if found:
             return f"{name}: {found}\n    autograd_lab: {_show(views[0])}\n    PyTorch:      {_show(views[1])}"
     return None
@@ -227,7 +230,7 @@ def _run(program: Program, al, torch) -> Outcome:
     states = [_final_state(space, lib) for space, lib in zip(spaces, libraries)]
     if set(states[0]) != set(states[1]):
         return Outcome(SILENT, None, f"the programs end with different tensors: {sorted(set(states[0]) ^ set(states[1]))}")
-    found = _compare(sorted(states[0]), [states[0], states[1]], libraries)
+    found = _compare(sorted(states[0]), states, libraries, second_order=DIFFERENTIATED in spaces[1])
     return Outcome(SILENT, None, "at the end, " + found) if found else Outcome(MATCH)
 
 

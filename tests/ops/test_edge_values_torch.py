@@ -228,3 +228,15 @@ def test_matmul_folds_a_batch_when_torch_does(left, right, grads):
             raised = True
         seen.append((z.grad_fn.name(), z._base is not None, raised))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("fn", [lambda m, x: x.std(1), lambda m, x: x.var(1), lambda m, x: m.std_mean(x, 1)[0],
+                                lambda m, x: x.std(1, correction=0)])
+def test_a_group_of_equal_values_has_a_variance_of_exactly_zero_and_std_a_zero_gradient(fn):
+    """About the rounded mean, [1.48, 1.48, 1.48] has a variance of 5e-32, and std's gradient there was noise;
+    PyTorch's is exactly 0 (and std's gradient 0)."""
+    values = [[1.48, 1.48, 1.48], [0.1, 0.2, 0.7], [-0.3, -0.3, -0.3]]
+    (ours, (g,)), (theirs, (h,)) = in_both(fn, values)
+    same_bits(ours[::2], theirs[::2])
+    np.testing.assert_allclose(ours.tolist(), theirs.tolist(), rtol=1e-12)
+    np.testing.assert_allclose(g.tolist(), h.tolist(), rtol=1e-12, atol=1e-15)
