@@ -36,12 +36,18 @@ class RepeatBackward0(Op):
     jvp = LINEAR
 
 
+def _row_major(xp, out):
+    """PyTorch's cat and stack return contiguous tensors; NumPy's keep the inputs' layout when all are
+    column-major (transposed), and then .view() of the result would raise where PyTorch's succeeds."""
+    return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
+
+
 class CatBackward0(Op):
     """out = inputs joined along ``dim``"""
     saves = ("dim", "sizes")
 
     def forward(xp, *tensors, dim, sizes):
-        return xp.concatenate([t for t, n in zip(tensors, sizes) if n is not None], axis=dim)
+        return _row_major(xp, xp.concatenate([t for t, n in zip(tensors, sizes) if n is not None], axis=dim))
 
     def backward(grad, dim, sizes):  # (a skipped empty 1-d piece gets an empty gradient)
         pieces = iter(formulas.split(grad, [n for n in sizes if n is not None], dim))
@@ -55,7 +61,7 @@ class StackBackward0(Op):
     saves = ("dim",)
 
     def forward(xp, *tensors, dim):
-        return xp.stack(tensors, axis=dim)
+        return _row_major(xp, xp.stack(tensors, axis=dim))
 
     def backward(grad, dim):
         return formulas.unbind(grad, dim)

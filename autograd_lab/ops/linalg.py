@@ -103,7 +103,7 @@ class DotBackward0(Op):
     saves = ("self", "tensor")
 
     def forward(xp, self, tensor):
-        return xp.asarray(xp.dot(self, tensor))
+        return xp.asarray(xp.dot(self, tensor)) + 0  # a sum that starts at +0.0, as BLAS's and PyTorch's do
 
     def d_self(grad, tensor):
         return grad * tensor
@@ -211,7 +211,7 @@ def matmul(input, other, *, out=None):
             mm(rows, other)  # raises the shape error
         out = mm(rows, other) if b == 2 else mv(rows, other)
         return UnsafeViewBackward0.apply(out, shape=tuple(input.shape[:-1]) + tuple(other.shape[1:]))
-    if a <= 2 and other.requires_grad:  # PyTorch folds the other way, on other's transpose, when other needs grad
+    if a <= 2 and _folds_on_transpose(input, other):  # other's batch folded into rows of its transpose
         if input.shape[-1] != other.shape[-2]:
             mm(input.reshape(_rows(input.shape), input.shape[-1]),
                other.reshape(_rows(other.shape), other.shape[-1]))  # raises the shape error
@@ -231,8 +231,23 @@ def matmul(input, other, *, out=None):
                            f"{list(other.shape)}")
     lhs = left.expand(batch + (n, k)).reshape(_rows(batch + (n,)), n, k)
     rhs = right.expand(batch + (k, m)).reshape(_rows(batch + (k,)), k, m)
-    out = UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + (n, m))
-    return out if a > 1 else out.squeeze(-2)
+    return UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + ((n, m) if a > 1 else (m,)))  # (no view)
+
+
+def _folds_on_transpose(input, other) -> bool:
+    """PyTorch's ``should_fold`` for a 1-D or 2-D ``input`` times a batched ``other``: fold when ``input`` needs
+    grad (its gradient is then one mm, not a sum over the batch); for a vector, also when ``other`` is empty or
+    its transpose's batch dims are contiguous. The choice decides the graph: the nodes recorded, whether the
+    result is a view, and what is saved (a folded copy of ``other``, or ``other`` itself)."""
+    if input.requires_grad:
+        return True
+    if input.ndim == 2:
+        return False
+    if other.numel() == 0:
+        return True
+    sizes = tuple(other.shape[:-2]) + (other.shape[-1], other.shape[-2])
+    strides = other.stride()[:-2] + (other.stride(-1), other.stride(-2))
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(len(sizes) - 2))
 
 
 def _rows(shape) -> int:

@@ -187,7 +187,7 @@ class _Constant(Op):
 
 class SignBackward0(_Constant):
     def forward(xp, self):
-        return xp.sign(self)
+        return formulas.sign(self)  # PyTorch's: 0 at NaN
 
 
 class FloorBackward0(_Constant):
@@ -214,8 +214,9 @@ class ClampBackward1(Op):
     """out = min(max(self, min), max), bounds numbers (either may be None)"""
     saves = ("max", "min", "self")
 
-    def forward(xp, self, *, min, max):
-        return xp.clip(self, min, max).astype(self.dtype, copy=False)
+    def forward(xp, self, *, min, max):  # the bound first: on a tie maximum/minimum give self (-0.0 stays), as PyTorch
+        out = self if min is None else xp.maximum(min, self)
+        return (out if max is None else xp.minimum(max, out)).astype(self.dtype, copy=False)
 
     def d_self(grad, max, min, self):
         inside = self <= max if min is None else self >= min if max is None else (self >= min) & (self <= max)
@@ -229,9 +230,9 @@ class ClampBackward0(Op):
     saves = ("max", "min", "self")
     promotes = True
 
-    def forward(xp, self, min, max):
-        out = self if min is None else xp.maximum(self, min)
-        return out if max is None else xp.minimum(out, max)
+    def forward(xp, self, min, max):  # (the bound first, as in ClampBackward1)
+        out = self if min is None else xp.maximum(min, self)
+        return out if max is None else xp.minimum(max, out)
 
     def d_self(grad, max, min, self):
         inside = self <= max if min is None else self >= min if max is None else (self >= min) & (self <= max)

@@ -14,6 +14,7 @@ import operator
 from collections import namedtuple
 
 from .. import backend
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
@@ -142,8 +143,13 @@ class ProdBackward0(Op):
         return _asarray(xp, xp.prod(self), self)
 
     def d_self(grad, result, self):
-        if not formulas.any_true(self == 0):
+        if self.ndim == 0:
+            return grad  # the product of one value is that value (PyTorch's shortcut: no result / self, NaN-free)
+        zeros = formulas.count(self == 0)
+        if not zeros:
             return grad * result / self
+        if zeros > 1 and not is_grad_enabled():  # PyTorch's shortcut outside create_graph: every other-product has
+            return formulas.zeros_like(self)  # a zero (so a NaN or an infinity elsewhere does not make it NaN)
         return grad * _prod_others(self, tuple(range(self.ndim)))
 
     def f_self(tangent, result, self):
@@ -158,6 +164,8 @@ class ProdBackward1(Op):
         return _asarray(xp, xp.prod(self, axis=dim, keepdims=keepdim), self)
 
     def d_self(grad, dim, keepdim, result, self):
+        if self.ndim == 0:
+            return grad  # a 0-dim tensor's dim 0 reduces nothing (as in PyTorch)
         grad = _restore(grad, self.shape, (dim,), keepdim)
         if not formulas.any_true(self == 0):
             return grad * _restore(result, self.shape, (dim,), keepdim) / self

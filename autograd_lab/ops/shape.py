@@ -92,10 +92,10 @@ class TransposeBackward0(Op):
     is_view = True
 
     def forward(xp, self, *, dim0, dim1):
-        return xp.swapaxes(self, dim0, dim1)
+        return xp.swapaxes(self, dim0, dim1) if self.ndim else self[...]  # 0-dim: dims 0 and -1 are the tensor
 
     def d_self(grad, dim0, dim1):
-        return formulas.transpose(grad, dim0, dim1)
+        return formulas.transpose(grad, dim0, dim1) if grad.ndim else grad
 
 
 class PermuteBackward0(Op):
@@ -161,8 +161,9 @@ class SqueezeBackward2(_Squeeze):
 
 
 class SqueezeBackward4(_Squeeze):
-    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand"""
-    saves = ("dim", "self_sym_sizes")
+    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand (no view)"""
+    saves, is_view = ("dim", "self_sym_sizes"), False  # it squeezes matmul's own intermediate: _base is None
+    jvp = LINEAR  # (a view needs no forward rule; this one is not a view)
 
 
 class UnsqueezeBackward0(Op):

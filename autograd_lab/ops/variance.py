@@ -62,7 +62,7 @@ class VarMeanBackward0(Op):
     saves = ("correction", "dim", "keepdim", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return (_asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self),
+        return (formulas.var(self, dim, correction, keepdim),
                 _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
 
     def backward(grads, correction, dim, keepdim, self):
@@ -83,7 +83,7 @@ class StdMeanBackward0(Op):
     saves = ("correction", "dim", "keepdim", "result", "self")
 
     def forward(xp, self, *, dim, correction, keepdim):
-        return (_asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self),
+        return (xp.sqrt(formulas.var(self, dim, correction, keepdim)),
                 _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
 
     def backward(grads, correction, dim, keepdim, result, self):
