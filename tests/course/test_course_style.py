@@ -11,6 +11,9 @@
   explain the solution may follow it;
 - a ``## What you saw`` section after the last solution.
 
+The guide for teachers (docs/teachers.md) teaches the same style; its example lesson, in templates/teacher-course/,
+is checked here too (its checkers are ``checks.<name>``).
+
 The build track cannot gather its solutions at the end, since later cells use the learner's code; so no notebook
 does. The folded cell's first line stays visible beside the fold in JupyterLab: it must not give the answer away.
 """
@@ -23,10 +26,13 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted(NOTEBOOKS_DIR.glob("build_it/b[0-9]_*.ipynb"))
+TEMPLATE_LESSONS = sorted((ROOT / "templates" / "teacher-course" / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
-CHECKER = re.compile(r"check\.(ex_(?:\d\d|b\d)_\d+)\(")
+CHECKER = re.compile(r"check\.(ex_(?:\d\d|b\d)_\d+)\(")  # the course's: check.ex_05_2, check.ex_b3_1
+TEMPLATE_CHECKER = re.compile(r"checks\.(\w+)\(")     # the template's: checks.chain_rule
 EXERCISE_HEADING = re.compile(r"^### (✏️ )?Exercise (\d+)\b", re.MULTILINE)
 MARKER = ("Exercises are marked ✏️. Each is followed by its solution, folded away (unfold it with the `⋯` in "
           "JupyterLab, or *Show code cell source* on the web pages): try first.")
@@ -60,7 +66,7 @@ def _names(path: Path) -> tuple[str, str]:
     return (prefix.upper() if prefix.startswith("b") else str(int(prefix))), prefix
 
 
-def _solution_problems(cells: list[dict], at: int, number: int, name: str) -> list[str]:
+def _solution_problems(cells: list[dict], at: int, number: int, name: str, checker: re.Pattern) -> list[str]:
     """What is wrong with exercise ``number``'s solution, expected in the two cells after its exercise cell ``at``."""
     if at + 2 >= len(cells) or _source(cells[at + 1]) != f"#### Solution to exercise {number}":
         return [f"exercise {number}: the cell after it should be the markdown '#### Solution to exercise {number}'"]
@@ -70,8 +76,8 @@ def _solution_problems(cells: list[dict], at: int, number: int, name: str) -> li
         problems.append(f"exercise {number}: its solution should be a code cell tagged 'solution' and 'hide-input'")
     if solution.get("metadata", {}).get("jupyter", {}).get("source_hidden") is not True:
         problems.append(f"exercise {number}: its solution's source should be folded (jupyter.source_hidden)")
-    if CHECKER.findall(_source(solution)) != [name]:
-        problems.append(f"exercise {number}: its solution should call check.{name} once")
+    if checker.findall(_source(solution)) != [name]:
+        problems.append(f"exercise {number}: its solution should call the checker {name} once, as the exercise does")
     if not _result(solution).startswith("Correct!"):
         problems.append(f"exercise {number}: its solution's stored result should be the checker's 'Correct!'")
     if not HARMLESS_FIRST_LINE.match(_source(solution)):
@@ -80,8 +86,9 @@ def _solution_problems(cells: list[dict], at: int, number: int, name: str) -> li
     return problems
 
 
-def style_problems(path: Path) -> list[str]:
-    """What keeps a notebook from the course's style (an empty list: none)."""
+def style_problems(path: Path, checker: re.Pattern = CHECKER) -> list[str]:
+    """What keeps a notebook from the course's style (an empty list: none). With the course's ``CHECKER``, exercise N
+    of notebook NN must call ``check.ex_NN_N``; with another, any one checker, the same in exercise and solution."""
     cells = _cells(path)
     title, prefix = _names(path)
     first = _source(cells[0])
@@ -107,18 +114,19 @@ def style_problems(path: Path) -> list[str]:
         return problems + [f"{len(headings)} exercise headings but {len(exercises)} code cells tagged 'exercise'"]
     bounds = [i for i, _ in headings] + [len(cells)]
     for number, at in enumerate(exercises, start=1):
-        name = f"ex_{prefix}_{number}"
+        called = checker.findall(_source(cells[at]))
+        name = f"ex_{prefix}_{number}" if checker is CHECKER else (called or ["a checker"])[0]
         if not bounds[number - 1] < at < bounds[number]:
             problems.append(f"exercise {number}: its cell tagged 'exercise' should follow its heading")
-        if CHECKER.findall(_source(cells[at])) != [name]:
-            problems.append(f"exercise {number}: its cell should call check.{name} once")
+        if called != [name]:
+            problems.append(f"exercise {number}: its cell should call the checker {name} once")
         if not _result(cells[at]).startswith("Not yet"):
             problems.append(f"exercise {number}: it should be stored as a learner first sees it, with 'Not yet'")
-        problems += _solution_problems(cells, at, number, name)
+        problems += _solution_problems(cells, at, number, name, checker)
     solutions = [i for i, c in enumerate(cells) if "solution" in _tags(c)]
     if solutions != [at + 2 for at in exercises]:
         problems.append("every cell tagged 'solution' should follow an exercise and its '#### Solution to' heading")
-    calls = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and CHECKER.search(_source(c))]
+    calls = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and checker.search(_source(c))]
     if calls != sorted(exercises + solutions):
         problems.append("only exercise and solution cells should call a checker")
     if not any("## What you saw" in _source(c) for c in cells[max(solutions + [0]):]):
@@ -134,6 +142,12 @@ def test_there_are_lessons_and_build_it_notebooks():
 def test_notebook_follows_the_course_style(path):
     problems = style_problems(path)
     assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("path", TEMPLATE_LESSONS, ids=lambda p: p.name)
+def test_the_teachers_example_lesson_follows_the_course_style(path):
+    problems = style_problems(path, TEMPLATE_CHECKER)
+    assert not problems, f"templates/teacher-course/notebooks/{path.name}:\n  " + "\n  ".join(problems)
 
 
 def test_the_style_check_catches_solutions_at_the_end(tmp_path):
