@@ -169,8 +169,9 @@ class Stepper:
         return overlay
 
     def caption(self) -> str:
+        """What the current step did (before the first: how many nodes there are), true wherever it is read."""
         if self.index == 0:
-            return f"before backward: {self.total} nodes to run. Press Next."
+            return f"before backward: {self.total} nodes to run."
         text = self.frames[self.index - 1].caption(self.total)
         return text + (" · backward complete" if self.done else "")
 
@@ -199,7 +200,9 @@ class Stepper:
         return node_details(self.snapshot, selected, extra)
 
     def _state(self) -> dict:
-        return {"enabled": True, "index": self.index, "total": self.total, "caption": self.caption(),
+        # the widget shows its caption beside its buttons: only there can the reader press Next
+        caption = self.caption() + (" Press Next." if self.index == 0 else "")
+        return {"enabled": True, "index": self.index, "total": self.total, "caption": caption,
                 "current": self.frames[self.index - 1].node if self.index else "", "interval_ms": self.interval_ms}
 
     def _on_action(self, message: dict) -> None:
@@ -234,7 +237,9 @@ class Stepper:
                     self._widget.details = self._details(self._widget.selected)
 
     def __repr__(self) -> str:
-        return f"<Stepper {self.caption()}>"
+        # also the text of a stored notebook, read where no kernel runs (the docs site): no button to point at
+        how = " Next (in JupyterLab) or .next() runs one." if self.index == 0 else ""
+        return f"<Stepper {self.caption()}{how}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs) -> dict:
         from .draw import outline, static_bundle
