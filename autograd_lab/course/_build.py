@@ -4,7 +4,8 @@ The learner's engine is NumPy code in their notebook: a ``Tensor`` class whose o
 (``add``, ``mul``...), nodes with ``name()``, ``next_functions`` and ``backward(grad)``, and the functions the
 notebooks build (``gradient_edge``, ``record``, ``topological_order``, ``backward``...). The checkers run that
 code on small cases chosen to expose the usual mistakes and compare with autograd_lab, which serves as the
-reference: every expected gradient below is autograd_lab's, in float64.
+reference: every expected gradient below is autograd_lab's, in float64. Messages come from the catalogue
+(:mod:`autograd_lab.i18n`, keys ``build.*``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["FakeNode", "make_tensor", "run", "reference_grads", "grads_of_node", "compare_grad", "leaf_grad",
@@ -33,7 +35,7 @@ def describe(value: Any) -> str:
         except Exception:  # noqa: BLE001 - a broken name() still gets described
             pass
     text = repr(value)
-    return text if " at 0x" not in text and len(text) <= 60 else f"a {type(value).__name__}"
+    return text if " at 0x" not in text and len(text) <= 60 else msg("build.a_value_of_type", type=type(value).__name__)
 
 
 def first_problem(*problems: Feedback | None) -> Feedback | None:
@@ -72,9 +74,9 @@ class FakeNode:
 def missing_class(Tensor: Any) -> Feedback | None:  # noqa: N803 - the learner's class, named as in the notebook
     """Feedback when the learner's ``Tensor`` class was not passed (or is not a class)."""
     if is_placeholder(Tensor):
-        return not_answered("your Tensor class")
+        return not_answered(msg("build.your_tensor_class"))
     if not isinstance(Tensor, type):
-        return failed(f"the second argument should be your Tensor class; got {type(Tensor).__name__}.")
+        return failed(msg("build.not_a_class", type=type(Tensor).__name__))
     return None
 
 
@@ -90,11 +92,9 @@ def run(fn: Callable[[], Any], what: str, hint: str = "") -> tuple[Any, Feedback
     if error is not None:
         text = error.message
         if "_saved_" in text and isinstance(text, str) and "attribute" in text:
-            text += ("\nHint: a node has only what its op function passed to record(..., name=value); read it with "
-                     "saved(self, 'name'), using that name.")
+            text += "\n" + msg("build.hint_saved_name")
         elif "RecursionError" in text or "recursion" in text:
-            text += ("\nHint: Python stops at about 1000 nested calls. Walk the graph with a list used as a stack "
-                     "(append and pop) instead of a function that calls itself.")
+            text += "\n" + msg("build.hint_recursion")
         if hint:
             text += "\n" + hint
         return None, failed(text)
@@ -113,36 +113,31 @@ def reference_grads(fn: Callable[..., al.Tensor], arrays: Sequence[np.ndarray],
 def grads_of_node(node: Any, grad: np.ndarray, label: str) -> tuple[tuple | None, Feedback | None]:
     """Calls the learner's ``node.backward(grad)``: one gradient per input, as a tuple, or feedback."""
     if node is None:
-        return None, failed(f"{label} has no grad_fn, although its input requires grad: it was not recorded.")
+        return None, failed(msg("build.no_grad_fn", label=label))
     edges = getattr(node, "next_functions", ())
     grads, error = run(lambda: node.backward(grad.copy()), what=f"{node.name()}.backward")
     if error is not None:
         return None, error
     if grads is None:
-        return None, failed(f"{node.name()}.backward returned None: return one gradient per input, as a tuple "
-                            f"({len(edges)} here).")
+        return None, failed(msg("build.backward_none", node=node.name(), inputs=len(edges)))
     if isinstance(grads, np.ndarray) or not isinstance(grads, (tuple, list)):
-        return None, failed(f"{node.name()}.backward returned a {type(grads).__name__}, not a tuple: with one input, "
-                            "write return (grad_x,) with the comma.")
+        return None, failed(msg("build.backward_not_tuple", node=node.name(), type=type(grads).__name__))
     if len(grads) != len(edges):
-        return None, failed(f"{node.name()}.backward returned {len(grads)} gradient(s) but the node has {len(edges)} "
-                            "input(s): one gradient per input, in the order of next_functions.")
+        return None, failed(msg("build.backward_count", node=node.name(), grads=len(grads), inputs=len(edges)))
     return tuple(grads), None
 
 
 def compare_grad(name: str, got: Any, expected: np.ndarray, upstream: np.ndarray | None = None) -> Feedback:
     """``compare_arrays`` against autograd_lab, with a hint when the upstream gradient was left out."""
     if got is None:
-        return failed(f"{name} is None, but autograd_lab gives {np.round(expected, 4).tolist()}: no gradient reached "
-                      "it.")
+        return failed(msg("build.grad_none", name=name, expected=np.round(expected, 4).tolist()))
     result = compare_arrays(name, got, expected, reference="autograd_lab", rtol=1e-6, atol=1e-9)
     if result or upstream is None or got is None:
         return result
     try:
         got_a = np.asarray(got, dtype=np.float64)
         if got_a.shape == expected.shape and np.allclose(got_a * upstream, expected, rtol=1e-6, atol=1e-9):
-            return failed(result.message + "\nHint: multiply by grad, the gradient that arrives from above (the "
-                          "chain rule): your values are the local derivative alone.")
+            return failed(result.message + "\n" + msg("build.hint_upstream"))
     except (TypeError, ValueError):
         pass
     return result

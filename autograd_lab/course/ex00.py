@@ -9,6 +9,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 POINTS = [-2.0, -1.0, -0.5, 0.0, 0.3, 1.0, 1.5, 2.0]
@@ -25,7 +26,7 @@ def ex_00_1(dg: Callable) -> Feedback:
     got, error = call_learner(dg, al.tensor(POINTS, dtype=al.float64), what="dg")
     if error is not None:
         return error
-    return compare_arrays("dg(x)", got, x.grad, labels=[f"at x={p:g}" for p in POINTS], reference="autograd")
+    return compare_arrays("dg(x)", got, x.grad, labels=[msg("ex00.at_x", x=p) for p in POINTS], reference="autograd")
 
 
 def ex_00_2(central_difference: Callable) -> Feedback:
@@ -37,22 +38,19 @@ def ex_00_2(central_difference: Callable) -> Feedback:
     try:
         coarse = float(got)
     except (TypeError, ValueError):
-        return failed(f"central_difference should return a number; got {type(got).__name__}")
-    slips = {3.31: "a forward difference (f(x+h) - f(x)) / h: step both ways, to x+h and x-h",
-             2.71: "a backward difference (f(x) - f(x-h)) / h: step both ways, to x+h and x-h",
-             6.02: "twice the central difference: divide by 2h, the distance between x-h and x+h",
-             0.602: "the difference not divided by 2h"}
+        return failed(msg("ex00.not_a_number", type=type(got).__name__))
+    slips = {3.31: "forward", 2.71: "backward", 6.02: "twice", 0.602: "undivided"}
     for value, slip in slips.items():
         if math.isclose(coarse, value, rel_tol=1e-6):
-            return failed(f"with h=0.1 on x**3 at x=1 yours gives {coarse:.6g}, which is {slip}. Expected 3.01.")
+            return failed(msg("ex00.slip", got=coarse, slip=msg(f"ex00.slip.{slip}")))
     if not math.isclose(coarse, 3.01, rel_tol=1e-6):
-        return failed(f"with h=0.1 on x**3 at x=1 yours gives {coarse:.6g}; (f(x+h) - f(x-h)) / 2h gives 3.01.")
+        return failed(msg("ex00.coarse_wrong", got=coarse))
     cases = [("sin", math.sin, math.cos, 0.7), ("exp", math.exp, math.exp, -0.4)]
     for name, f, df, x in cases:
         value = float(central_difference(f, x, 1e-5))
         if not math.isclose(value, df(x), rel_tol=1e-6, abs_tol=1e-8):
-            return failed(f"For f={name} at x={x:g}, h=1e-5: yours {value:.8g}, expected about {df(x):.8g}.")
-    return passed("central_difference agrees with the true derivative, with an error that shrinks like h².")
+            return failed(msg("ex00.fine_wrong", name=name, x=x, got=value, expected=df(x)))
+    return passed(msg("ex00.central_passed"))
 
 
 def exercise_3_data() -> tuple[al.Tensor, al.Tensor]:
@@ -65,15 +63,15 @@ def exercise_3_data() -> tuple[al.Tensor, al.Tensor]:
 def ex_00_3(w: al.Tensor) -> Feedback:
     """``w``: a 2-element leaf after ``loss.backward()``, loss = mean((w[0]·x + w[1] - y)²) on exercise 3's data."""
     if is_placeholder(w):
-        return not_answered("w (after calling loss.backward())")
+        return not_answered(msg("ex00.w_after_backward"))
     if not isinstance(w, al.Tensor) or tuple(w.shape) != (2,):
-        return failed("w should be a tensor of 2 elements: the slope w[0] and the intercept w[1].")
+        return failed(msg("ex00.w_shape"))
     if not w.requires_grad:
-        return failed("w needs requires_grad=True, or autograd records nothing to differentiate.")
+        return failed(msg("ex00.w_requires_grad"))
     if w.grad is None:
-        return failed("w.grad is None: build the loss from w, then call loss.backward().")
+        return failed(msg("ex00.w_grad_none"))
     x, y = exercise_3_data()
     slope, intercept = (float(v) for v in w.detach().numpy())
     residual = slope * x.numpy() + intercept - y.numpy()
     expected = np.array([2 * np.mean(residual * x.numpy()), 2 * np.mean(residual)])
-    return compare_arrays("w.grad", w.grad, expected, rtol=1e-4, atol=1e-5, reference="the gradient worked out on paper")
+    return compare_arrays("w.grad", w.grad, expected, rtol=1e-4, atol=1e-5, reference=msg("ex00.on_paper"))

@@ -9,6 +9,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import Catalogued, join, msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 
@@ -33,22 +34,18 @@ def ex_02_1(evaluate: Callable) -> Feedback:
     if error is not None:
         return error
     if not isinstance(out, al.Tensor):
-        return failed(f"evaluate should return the model's output tensor; got {type(out).__name__}")
+        return failed(msg("ex02.not_a_tensor", type=type(out).__name__))
     if not al.is_grad_enabled():
-        return failed("gradient recording is still off after evaluate returned: use `with al.no_grad():` (a block) "
-                      "rather than al.set_grad_enabled(False) on its own, so that the previous mode comes back.")
+        return failed(msg("ex02.still_off"))
     if out.requires_grad or out.grad_fn is not None:
-        recorded = f"its grad_fn is {out.grad_fn.name()}" if out.grad_fn is not None else "it requires grad"
-        return failed(f"the output was recorded ({recorded}): run the model inside `with al.no_grad():` "
-                      "or `with al.inference_mode():`.")
+        recorded = (msg("ex02.its_grad_fn", node=out.grad_fn.name()) if out.grad_fn is not None
+                    else msg("ex02.it_requires_grad"))
+        return failed(msg("ex02.recorded", recorded=recorded))
     if saved:
-        return failed(f"the output has no grad_fn, but {saved} tensors were saved for a backward while it was computed: "
-                      "a graph was recorded and then cut off (detach?), which costs the memory and time no_grad saves. "
-                      "Run the forward inside `with al.no_grad():` so that nothing is recorded.")
+        return failed(msg("ex02.saved_then_detached", saved=saved))
     if model.training:
-        return failed("model.eval() was not called (or was undone): Dropout still drops activations, so the outputs "
-                      "are random. Call model.eval() before the forward pass.")
-    return compare_arrays("evaluate(model, x)", out, expected, reference="the model's outputs in eval mode")
+        return failed(msg("ex02.no_eval"))
+    return compare_arrays("evaluate(model, x)", out, expected, reference=msg("ex02.eval_outputs"))
 
 
 def ex_02_2(sgd_step: Callable) -> Feedback:
@@ -64,73 +61,49 @@ def ex_02_2(sgd_step: Callable) -> Feedback:
     if error is not None:
         return error
     if all(p is q and np.array_equal(p.detach().numpy(), b) for p, q, b in zip(params, originals, before)):
-        return failed("sgd_step changed no parameter: subtract lr * p.grad from each p in params, in place, "
-                      "under `with al.no_grad():`.")
+        return failed(msg("ex02.unchanged"))
     for i, (p, original) in enumerate(zip(params, originals)):
         if p is not original:
-            return failed(f"params[{i}] was replaced by a new tensor: update it in place (p -= ..., or p.sub_(...)) so "
-                          "that the model and the optimizer keep pointing at the same parameter.")
+            return failed(msg("ex02.replaced", i=i))
         if not p.is_leaf or p.grad_fn is not None:
-            return failed(f"params[{i}] is no longer a leaf (its grad_fn is {p.grad_fn.name()}): the update was recorded. "
-                          "Do it under `with al.no_grad():`.")
+            return failed(msg("ex02.not_a_leaf", i=i, node=p.grad_fn.name()))
         if not p.requires_grad:
-            return failed(f"params[{i}] no longer requires grad: the next forward pass would not train it.")
+            return failed(msg("ex02.no_requires_grad", i=i))
         if p._version == versions[i] and not np.array_equal(p.detach().numpy(), before[i]):
-            return failed(f"params[{i}] changed, but its version counter did not: the update went through .data, "
-                          "which hides it from autograd (a graph that saved the parameter would not notice, and "
-                          "backward could return wrong gradients silently). Update p itself under "
-                          "`with al.no_grad():`; the version check then still protects you.")
+            return failed(msg("ex02.through_data", i=i))
     for i, p in enumerate(params):
         result = compare_arrays(f"params[{i}]", p, before[i] - 0.1 * grads[i], reference="p - lr * p.grad")
         if not result:
             if np.allclose(p.detach().numpy(), before[i] + 0.1 * grads[i]):
-                return failed(f"params[{i}] moved up the gradient: subtract lr * p.grad to go down the loss.")
+                return failed(msg("ex02.uphill", i=i))
             return result
-    return passed("Both parameters moved by -lr * grad, in place, and are still leaves that require grad.")
+    return passed(msg("ex02.sgd_passed"))
 
 
 CHOICES = ("no_grad", "inference_mode", "set_grad_enabled", "detach", "eval")
-SCENARIOS = {
-    "a": "A validation loop: compute predictions and a loss for logging, never call backward.",
-    "b": "One train_or_eval(loader, train: bool) function that records a graph only when train is True.",
-    "c": "A model served behind an API: predictions only, the results never enter a training computation.",
-    "d": "Use the current prediction as a fixed target (e.g. a teacher's output) inside a loss that is backpropagated.",
-    "e": "Make Dropout keep every activation and BatchNorm use its running statistics.",
-}
-ANSWERS = {
-    "a": ("no_grad", "nothing from the loop is used by a later backward: no_grad records nothing "
-                     "(inference_mode also works here)"),
-    "b": ("set_grad_enabled", "set_grad_enabled(train) takes the decision as an argument"),
-    "c": ("inference_mode", "results never re-enter autograd, so inference_mode's extra savings (no version counters, "
-                            "no view tracking) are safe"),
-    "d": ("detach", "detach() cuts one tensor out of the graph while the rest of the loss is still recorded"),
-    "e": ("eval", "model.eval() changes how layers compute; it does not stop recording"),
-}
+SCENARIOS = Catalogued("ex02.scenario", "abcde")  # the scenario of each letter, in the learner's language
+ANSWERS = {"a": "no_grad", "b": "set_grad_enabled", "c": "inference_mode", "d": "detach", "e": "eval"}
+WHY = Catalogued("ex02.why", "abcde")
 ALSO_ACCEPTED = {"a": {"inference_mode"}}
-HINTS = {
-    "a": "is anything computed here ever differentiated?",
-    "b": "the decision to record is a value known only when the function is called.",
-    "c": "nothing here ever enters autograd again, so the strictest mode, which skips even the bookkeeping, is safe.",
-    "d": "only one tensor must stop carrying history; the rest of the loss is still recorded.",
-    "e": "this is about how layers compute, not about recording.",
-}
+HINTS = Catalogued("ex02.hint", "abcde")
 
 
 def ex_02_3(answers: dict) -> Feedback:
     """``answers``: scenario letter -> one of CHOICES."""
     if is_placeholder(answers) or (isinstance(answers, dict) and all(is_placeholder(v) for v in answers.values())):
-        return not_answered(f"one of {', '.join(CHOICES)} for each scenario")
+        return not_answered(msg("ex02.one_of_each", choices=join(CHOICES)))
     if not isinstance(answers, dict):
-        return failed(f"answers should be a dict like {{'a': 'no_grad', ...}}; got {type(answers).__name__}")
+        return failed(msg("ex02.not_a_dict", type=type(answers).__name__))
     lines = []
-    for key, (choice, _) in ANSWERS.items():
+    for key, choice in ANSWERS.items():
         given = answers.get(key)
         if is_placeholder(given):
-            lines.append(f"  {key}: no answer yet")
+            lines.append(msg("feedback.no_answer_yet", key=key))
         elif given not in CHOICES:
-            lines.append(f"  {key}: {given!r} is not one of {', '.join(CHOICES)}")
+            lines.append(msg("feedback.not_one_of", key=key, given=repr(given), choices=join(CHOICES)))
         elif given != choice and given not in ALSO_ACCEPTED.get(key, ()):
-            lines.append(f"  {key}: not {given}. Hint: {HINTS[key]}")
+            lines.append(msg("feedback.not_this", key=key, given=given, hint=HINTS[key]))
     if lines:
-        return failed(f"{len(lines)} of {len(ANSWERS)} answers need another look:\n" + "\n".join(lines))
-    return passed("\n" + "\n".join(f"  {key}: {choice}, because {why}" for key, (choice, why) in ANSWERS.items()))
+        return failed(msg("feedback.another_look", wrong=len(lines), total=len(ANSWERS)) + "\n" + "\n".join(lines))
+    return passed("\n" + "\n".join(msg("ex02.because", key=key, choice=choice, why=WHY[key])
+                                    for key, choice in ANSWERS.items()))

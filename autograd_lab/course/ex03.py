@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import autograd_lab as al
 
+from ..i18n import msg
 from ._feedback import Feedback, call_learner, failed, passed
 
 
@@ -19,7 +20,7 @@ def _graphs() -> list[tuple[str, al.Tensor, list[al.Tensor]]]:
     h = (x * w).exp()
     return [
         ("((x * w).sin()).sum()", (x * w).sin().sum(), [x, w]),
-        ("(h * h + h).sum() with h = (x * w).exp()", (h * h + h).sum(), [x, w]),
+        (msg("feedback.graph_shared_h"), (h * h + h).sum(), [x, w]),
         ("(x * x * c).sum() + b", (x * x * c).sum() + b, [x, b]),
     ]
 
@@ -44,17 +45,17 @@ def ex_03_1(count_nodes: Callable) -> Feedback:
         if error is not None:
             return error
         if not isinstance(got, dict):
-            return failed(f"count_nodes should return a dict of node name -> count; got {type(got).__name__}")
+            return failed(msg("ex03.not_a_dict", type=type(got).__name__))
         expected = _reference_counts(root)
         wrong = sorted(set(expected) | set(got), key=str)
         wrong = [name for name in wrong if got.get(name, 0) != expected.get(name, 0)]
         if wrong:
-            lines = [f"For {description}:"]
-            lines += [f"  {name}: yours {got.get(name, 0)}, expected {expected.get(name, 0)}" for name in wrong]
+            lines = [msg("ex03.for_graph", graph=description)]
+            lines += [msg("ex03.count", name=name, got=got.get(name, 0), expected=expected.get(name, 0)) for name in wrong]
             if any(got.get(name, 0) > expected.get(name, 0) for name in wrong):
-                lines.append("Hint: a node reached along two paths is one node; remember the nodes you have visited.")
+                lines.append(msg("ex03.hint_visited"))
             return failed("\n".join(lines))
-    return passed("Your walk counts each node once, shared subexpressions and leaves used twice included.")
+    return passed(msg("ex03.count_passed"))
 
 
 def ex_03_2(leaves_reached: Callable) -> Feedback:
@@ -66,12 +67,11 @@ def ex_03_2(leaves_reached: Callable) -> Feedback:
         try:
             got_ids = {id(t) for t in got}
         except TypeError:
-            return failed(f"leaves_reached should return a list (or set) of tensors; got {type(got).__name__}")
+            return failed(msg("ex03.not_a_list", type=type(got).__name__))
         if any(not isinstance(t, al.Tensor) for t in got):
-            return failed("leaves_reached should return tensors: AccumulateGrad's .variable, not the node itself.")
+            return failed(msg("ex03.not_tensors"))
         expected_ids = {id(t) for t in expected}
         if got_ids != expected_ids:
             extra, missing = len(got_ids - expected_ids), len(expected_ids - got_ids)
-            return failed(f"For {description}: {missing} leaf(s) missing and {extra} extra. Every leaf that requires "
-                          "grad has an AccumulateGrad node; a tensor that needs no grad has no node at all.")
-    return passed("The leaves are exactly the .variable of the AccumulateGrad nodes.")
+            return failed(msg("ex03.leaves_wrong", graph=description, missing=missing, extra=extra))
+    return passed(msg("ex03.leaves_passed"))

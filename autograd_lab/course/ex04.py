@@ -9,6 +9,7 @@ import numpy as np
 import autograd_lab as al
 from autograd_lab.autograd.graph import saved_tensors_hooks
 
+from ..i18n import msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 # Exercise 1: with x and y two float tensors that require grad, what does each op's node save?
@@ -30,21 +31,21 @@ def _actual() -> dict[str, set[str]]:
 def ex_04_1(answers: dict) -> Feedback:
     """``answers``: op letter -> set of saved tensor names, e.g. {"self"} or set()."""
     if is_placeholder(answers) or (isinstance(answers, dict) and all(is_placeholder(v) for v in answers.values())):
-        return not_answered("a set of names for each op (e.g. {'self', 'other'}, or set() for none)")
+        return not_answered(msg("ex04.names_for_each_op"))
     if not isinstance(answers, dict):
-        return failed(f"answers should be a dict of sets; got {type(answers).__name__}")
+        return failed(msg("ex04.not_a_dict", type=type(answers).__name__))
     lines = []
     for key, expected in _actual().items():
         given = answers.get(key)
         if is_placeholder(given):
-            lines.append(f"  {key} = {OPS[key]}: no answer yet")
+            lines.append(msg("ex04.no_answer", key=key, op=OPS[key]))
             continue
         given = {given} if isinstance(given, str) else set(given)
         if given != expected:
-            lines.append(f"  {key} = {OPS[key]}: you said {sorted(given)}, it saves {sorted(expected)}")
+            lines.append(msg("ex04.wrong_saves", key=key, op=OPS[key], given=sorted(given), expected=sorted(expected)))
     if lines:
-        return failed(f"{len(lines)} of {len(OPS)} answers are off:\n" + "\n".join(lines))
-    return passed("Each node saves exactly what its derivative formula reads, and nothing more.")
+        return failed(msg("ex04.answers_off", wrong=len(lines), total=len(OPS)) + "\n" + "\n".join(lines))
+    return passed(msg("ex04.saves_passed"))
 
 
 def _model_forward() -> tuple[al.nn.Module, Callable[[], al.Tensor]]:
@@ -78,26 +79,24 @@ def ex_04_2(saved_bytes: Callable) -> Feedback:
     if error is not None:
         return error
     if not isinstance(got, (int, np.integer)) or isinstance(got, bool):
-        return failed(f"saved_bytes should return a whole number of bytes; got {type(got).__name__}")
+        return failed(msg("ex04.not_whole_bytes", type=type(got).__name__))
     if got == expected:
-        return passed(f"{expected} bytes in {len(dict(seen))} buffers, although autograd saved {len(seen)} tensors: "
-                      "the tanh output is saved by Tanh (its result) and by the next Linear (its input).")
+        return passed(msg("ex04.bytes_passed", expected=expected, buffers=len(dict(seen)), saved=len(seen)))
     if got == every_save:
-        hint = (f" Yours adds up all {len(seen)} saved tensors, but the tanh output is saved twice (by Tanh and by the "
-                "next Linear) and is one buffer in memory: count each data_ptr() once.")
+        hint = msg("ex04.hint_counted_twice", saved=len(seen))
     elif got * 4 == expected or got * 4 == every_save:
-        hint = " Yours is a quarter of it: count bytes (tensor.nbytes), not elements (each float32 is 4 bytes)."
+        hint = msg("ex04.hint_elements")
     elif got == 0:
-        hint = " Nothing was counted: run forward() inside `with saved_tensors_hooks(pack, unpack):`."
+        hint = msg("ex04.hint_nothing")
     else:
         hint = ""
-    return failed(f"yours is {got} bytes; the buffers autograd kept hold {expected}.{hint}")
+    return failed(msg("ex04.bytes_wrong", got=got, expected=expected) + hint)
 
 
 def ex_04_3(pack_hook: Callable, unpack_hook: Callable) -> Feedback:
     """Hooks that keep saved tensors as float16: the packed values are float16 and gradients stay close to exact ones."""
     if is_placeholder(pack_hook) or is_placeholder(unpack_hook):
-        return not_answered("your pack and unpack functions")
+        return not_answered(msg("ex04.your_hooks"))
     model, forward = _model_forward()
     forward().backward()
     exact = {name: p.grad.numpy().copy() for name, p in model.named_parameters()}
@@ -108,7 +107,7 @@ def ex_04_3(pack_hook: Callable, unpack_hook: Callable) -> Feedback:
     def spy_pack(tensor):
         packed = pack_hook(tensor)
         if packed is None:
-            raise TypeError("pack_hook returned None: return what should be kept (the float16 tensor)")
+            raise TypeError(msg("ex04.pack_none"))  # feedback to the learner, shown by the except below
         packed_dtypes.append(getattr(packed, "dtype", type(packed).__name__))
         original_dtypes[id(packed)] = tensor.dtype
         return packed
@@ -116,11 +115,10 @@ def ex_04_3(pack_hook: Callable, unpack_hook: Callable) -> Feedback:
     def checked_unpack(packed):
         tensor = unpack_hook(packed)
         if not isinstance(tensor, al.Tensor):
-            raise TypeError(f"unpack_hook must return a Tensor, got {type(tensor).__name__}")
+            raise TypeError(msg("ex04.unpack_not_tensor", type=type(tensor).__name__))
         wanted = original_dtypes.get(id(packed))
         if wanted is not None and tensor.dtype != wanted:
-            raise TypeError(f"unpack_hook returned a tensor of dtype {tensor.dtype} for one saved as {wanted}: give "
-                            "back the dtype that was saved (.to(al.float32)), or the backward formulas mix dtypes")
+            raise TypeError(msg("ex04.unpack_dtype", dtype=tensor.dtype, wanted=wanted))
         return tensor
 
     try:
@@ -128,19 +126,17 @@ def ex_04_3(pack_hook: Callable, unpack_hook: Callable) -> Feedback:
             loss = forward()
         loss.backward()
     except Exception as error:  # noqa: BLE001 - the learner's hooks may raise anything
-        return failed(f"running a model with your hooks raised {type(error).__name__}: {error}")
+        return failed(msg("ex04.hooks_raised", type=type(error).__name__, error=error))
     not_half = [str(d) for d in packed_dtypes if d != al.float16]
     if not_half:
-        return failed(f"{len(not_half)} of {len(packed_dtypes)} packed values are not float16 (got {not_half[0]}): "
-                      "pack_hook should return tensor.to(al.float16), or a NumPy float16 array.")
+        return failed(msg("ex04.not_half", wrong=len(not_half), total=len(packed_dtypes), dtype=not_half[0]))
     for name, p in model.named_parameters():
         if p.grad is None:
-            return failed(f"{name}.grad is None after backward")
+            return failed(msg("ex04.grad_none", name=name))
         if p.grad.dtype != al.float32:
-            return failed(f"{name}.grad is {p.grad.dtype}: unpack_hook should give back float32 (.to(al.float32)).")
+            return failed(msg("ex04.grad_dtype", name=name, dtype=p.grad.dtype))
         result = compare_arrays(f"{name}.grad", p.grad, exact[name], rtol=1e-2, atol=1e-3,
-                                reference="the exact float32 gradient (within float16's precision)")
+                                reference=msg("ex04.exact_within_half"))
         if not result:
             return result
-    return passed(f"All {len(packed_dtypes)} saved tensors were kept as float16, half the bytes, and the gradients "
-                  "stay within float16's precision of the exact ones.")
+    return passed(msg("ex04.half_passed", saved=len(packed_dtypes)))

@@ -8,6 +8,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, passed
 
 EX2_X = [1.0, 2.0, -1.0]
@@ -25,7 +26,7 @@ def ex_05_2(x_grad) -> Feedback:
         except (TypeError, ValueError):
             without_v = False
         if without_v:
-            result.message += "\nHint: that is 3x² alone; backward(gradient=v) multiplies it by v, element by element."
+            result.message += "\n" + msg("ex05.hint_times_v")
     return result
 
 
@@ -49,18 +50,13 @@ def _slips(model, inputs, targets, parts: int) -> dict[str, dict]:
     """What ``.grad`` holds after the usual slips, each with its explanation."""
     full = _grads(model, inputs, targets)
     last = _grads(model, inputs.chunk(parts)[-1], targets.chunk(parts)[-1])
-    stale = "the .grad left by an earlier step was still there (every gradient is 1 more than it should be): clear " \
-            "the gradients with model.zero_grad() once, before the first part"
-    unscaled = f"each part's loss is the mean over its slice, so the {parts} backward passes add up to {parts} times " \
-               f"the full-batch gradient: divide each part's loss by parts"
-    cleared = "only the last part's gradient is left: model.zero_grad() inside the loop clears what the earlier " \
-              "parts added. Clear once, before the loop"
+    stale, unscaled, cleared = msg("ex05.stale"), msg("ex05.unscaled", parts=parts), msg("ex05.cleared")
     return {
         stale: {k: g + 1 for k, g in full.items()},
-        f"{unscaled}; and {stale}": {k: parts * g + 1 for k, g in full.items()},
+        msg("ex05.unscaled_and_stale", unscaled=unscaled, stale=stale): {k: parts * g + 1 for k, g in full.items()},
         unscaled: {k: parts * g for k, g in full.items()},
         cleared: {k: g / parts for k, g in last.items()},
-        f"{cleared} (and divide each part's loss by parts)": last,
+        msg("ex05.cleared_and_unscaled", cleared=cleared): last,
     }
 
 
@@ -88,16 +84,16 @@ def ex_05_1(accumulate: Callable) -> Feedback:
     if error is not None:
         return error
     if calls != 3:
-        return failed(f"accumulate called backward {calls} time(s); with parts=3 it should call it once per part.")
+        return failed(msg("ex05.calls", calls=calls))
     if any(p.grad is None for p in model.parameters()):
         missing = [name for name, p in model.named_parameters() if p.grad is None]
-        return failed(f"{missing[0]}.grad is None: did accumulate set the gradients to None after backward?")
+        return failed(msg("ex05.grad_none", name=missing[0]))
     got = {name: p.grad.numpy() for name, p in model.named_parameters()}
     for why, grads in slips.items():
         if all(np.allclose(got[k], grads[k], rtol=1e-4, atol=1e-6) for k in got):
-            return failed(f"Not the full-batch gradient: {why}.")
+            return failed(msg("ex05.not_full_batch", why=why))
     for name, grad in got.items():
-        result = compare_arrays(f"{name}.grad", grad, expected[name], reference="the full-batch gradient")
+        result = compare_arrays(f"{name}.grad", grad, expected[name], reference=msg("ex05.full_batch"))
         if not result:
             return result
-    return passed("Three backward passes on thirds of the batch, added up in .grad, give the full-batch gradient.")
+    return passed(msg("ex05.accumulate_passed"))

@@ -9,6 +9,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_06_1", "ex_06_2", "ex_06_3", "order_puzzle"]
@@ -18,22 +19,19 @@ __all__ = ["ex_06_1", "ex_06_2", "ex_06_3", "order_puzzle"]
 def ex_06_1(clip_hook: Callable) -> Feedback:
     """``clip_hook(grad)`` returns the gradient clamped to [-1, 1] and leaves its argument alone."""
     if is_placeholder(clip_hook):
-        return not_answered("your hook function")
+        return not_answered(msg("ex06.your_hook"))
     grad = al.tensor([-3.0, -0.5, 0.0, 0.25, 1.0, 7.5])
     original = grad.numpy().copy()
     result, problem = call_learner(clip_hook, grad, what="clip_hook(grad)")
     if problem is not None:
         return problem
     if not np.array_equal(grad.numpy(), original):
-        return failed("clip_hook changed its argument in place. A hook must not modify the gradient it receives "
-                      "(other hooks and the engine still use it): return a new tensor, e.g. grad.clamp(-1, 1).")
+        return failed(msg("ex06.changed_argument"))
     if result is None:
-        return failed("clip_hook returned None, which tells autograd to keep the gradient unchanged. "
-                      "Return the clipped gradient.")
+        return failed(msg("ex06.returned_none"))
     if not isinstance(result, al.Tensor):
-        return failed(f"clip_hook should return a Tensor (the new gradient); it returned a {type(result).__name__}.")
-    direct = compare_arrays("clip_hook(grad)", result, np.clip(original, -1.0, 1.0),
-                            reference="the gradient clamped to [-1, 1]")
+        return failed(msg("ex06.not_a_tensor", type=type(result).__name__))
+    direct = compare_arrays("clip_hook(grad)", result, np.clip(original, -1.0, 1.0), reference=msg("ex06.clamped"))
     if not direct:
         return direct
     # In a graph: the hook on h changes what flows on to x.
@@ -41,11 +39,10 @@ def ex_06_1(clip_hook: Callable) -> Feedback:
     h = x * 1.0
     h.register_hook(clip_hook)
     (h * al.tensor([4.0, -0.5, -2.0])).sum().backward()
-    in_graph = compare_arrays("x.grad (hook registered on h = x * 1)", x.grad, [1.0, -0.5, -1.0],
-                              reference="the clipped gradient [1, -0.5, -1]")
+    in_graph = compare_arrays(msg("ex06.x_grad_in_graph"), x.grad, [1.0, -0.5, -1.0], reference=msg("ex06.clipped"))
     if not in_graph:
         return in_graph
-    return passed("clip_hook clips each element to [-1, 1], and in a graph the clipped gradient is what reaches x.")
+    return passed(msg("ex06.clip_passed"))
 
 
 # -- exercise 2: predict the order in which hooks fire ----------------------------------------------
@@ -66,29 +63,26 @@ def order_puzzle(log: list) -> None:
 def ex_06_2(predicted_order) -> Feedback:
     """``predicted_order`` lists the labels of :func:`order_puzzle` in the order the hooks fire."""
     if is_placeholder(predicted_order):
-        return not_answered("a list of the labels, in the order you expect them to fire")
+        return not_answered(msg("ex06.labels_in_order"))
     if isinstance(predicted_order, str) or not hasattr(predicted_order, "__iter__"):
-        return failed("Give a list of strings, e.g. ['h hook', ...].")
+        return failed(msg("ex06.not_a_list"))
     predicted = list(predicted_order)
     if not predicted or any(is_placeholder(label) for label in predicted):
-        return not_answered("the six labels, in the order you expect them to fire")
+        return not_answered(msg("ex06.six_labels"))
     actual: list[str] = []
     order_puzzle(actual)
     unknown = [label for label in predicted if label not in actual]
     if unknown:
-        return failed(f"Unknown label(s) {unknown}. Use exactly these: {sorted(actual)}.")
+        return failed(msg("ex06.unknown_labels", unknown=unknown, labels=sorted(actual)))
     missing = [label for label in actual if label not in predicted]
     if missing or len(predicted) != len(actual):
-        return failed(f"Each of the {len(actual)} labels fires exactly once; your list has {len(predicted)} entries"
-                      + (f" and misses {missing}." if missing else "."))
+        return failed(msg("ex06.each_once", total=len(actual), given=len(predicted))
+                      + (msg("ex06.and_misses", missing=missing) if missing else msg("ex06.full_stop")))
     if predicted == actual:
-        return passed("Tensor hooks run before their node's pre-hooks, the node runs, then its post-hooks; a leaf's "
-                      "hooks run before its .grad is accumulated, and post-accumulate hooks after.")
+        return passed(msg("ex06.order_passed"))
     first = next(i for i, (p, a) in enumerate(zip(predicted, actual)) if p != a)
-    right = f"The first {first} label(s) are right; at" if first else "At"
-    return failed(f"{right} position {first} you wrote {predicted[first]!r} but {actual[first]!r} fires there. "
-                  "Backward runs from the loss towards the leaves, and at each tensor: its hooks, then the "
-                  "pre-hooks of its grad_fn, the node itself, then the node's post-hooks.")
+    key = "ex06.first_wrong_after" if first else "ex06.first_wrong"
+    return failed(msg(key, position=first, given=repr(predicted[first]), actual=repr(actual[first])))
 
 
 # -- exercise 3: SGD inside backward with post-accumulate-grad hooks -------------------------------------
@@ -105,7 +99,7 @@ def _model() -> al.nn.Linear:
 def ex_06_3(sgd_in_backward: Callable) -> Feedback:
     """``sgd_in_backward(lr)`` returns a post-accumulate hook: ``param -= lr * param.grad``, then frees the grad."""
     if is_placeholder(sgd_in_backward):
-        return not_answered("your sgd_in_backward function")
+        return not_answered(msg("ex06.your_sgd_in_backward"))
     lr = 0.1
     x, target = _batch()
     reference = _model()
@@ -119,21 +113,18 @@ def ex_06_3(sgd_in_backward: Callable) -> Feedback:
         if problem is not None:
             return problem
         if not callable(hook):
-            return failed(f"sgd_in_backward(lr) should return the hook (a function of the parameter); "
-                          f"it returned {type(hook).__name__}.")
+            return failed(msg("ex06.not_a_hook", type=type(hook).__name__))
         param.register_post_accumulate_grad_hook(hook)
     try:
         ((model(x) - target) ** 2).mean().backward()
     except Exception as error:  # noqa: BLE001 - the learner's hook raised inside backward
-        return failed(f"backward raised {type(error).__name__} inside your hook: {error}")
+        return failed(msg("ex06.hook_raised", type=type(error).__name__, error=error))
     for (name, param), want in zip(model.named_parameters(), expected):
         if np.allclose(param.detach().numpy(), reference.get_parameter(name).detach().numpy()):
-            return failed(f"{name} was not updated: the hook should change the parameter in place, e.g. "
-                          "param.sub_(lr * param.grad) (hooks run in no-grad mode, so this is allowed on a leaf).")
-        result = compare_arrays(f"{name} after backward", param, want, reference="a plain SGD step, param - lr * grad")
+            return failed(msg("ex06.not_updated", name=name))
+        result = compare_arrays(msg("ex06.after_backward", name=name), param, want, reference=msg("ex06.plain_sgd"))
         if not result:
             return result
         if param.grad is not None:
-            return failed(f"{name} was updated correctly, but {name}.grad is still set. Release it in the hook "
-                          "(param.grad = None): that is what frees each gradient as soon as it has been used.")
-    return passed("every parameter took its SGD step during backward, and no gradient was kept afterwards.")
+            return failed(msg("ex06.grad_kept", name=name))
+    return passed(msg("ex06.sgd_passed"))

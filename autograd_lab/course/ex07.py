@@ -9,6 +9,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import join, msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_07_1", "ex_07_2", "ex_07_3", "version_puzzle", "buggy", "SNIPPETS"]
@@ -30,26 +31,23 @@ def version_puzzle() -> dict[str, int]:
 def ex_07_1(predicted: dict) -> Feedback:
     """``predicted`` maps 'base', 'row' and 'copy' to their ``_version`` after :func:`version_puzzle`."""
     if is_placeholder(predicted) or not isinstance(predicted, dict):
-        return not_answered("a dict such as {'base': 0, 'row': 0, 'copy': 0}")
+        return not_answered(msg("ex07.versions_dict"))
     actual = version_puzzle()
     if any(is_placeholder(predicted.get(name)) for name in actual):
-        return not_answered("a number for each of " + ", ".join(repr(name) for name in actual))
+        return not_answered(msg("ex07.number_for_each", names=join(repr(name) for name in actual)))
     not_ints = [name for name in actual if isinstance(predicted[name], bool) or not isinstance(predicted[name], int)]
     if not_ints:
-        return failed("Give each version as a whole number without quotes: "
-                      + ", ".join(f"{name}={predicted[name]!r}" for name in not_ints) + ".")
+        return failed(msg("ex07.whole_numbers", shown=join(f"{name}={predicted[name]!r}" for name in not_ints)))
     wrong = [name for name in actual if predicted.get(name) != actual[name]]
     if not wrong:
-        return passed("a view shares its base's counter (every in-place op on either bumps both), a clone starts "
-                      "its own at 0, and an assignment like base[0] = 5.0 is an in-place op too.")
-    lines = [f"{len(wrong)} of {len(actual)} wrong:"]
+        return passed(msg("ex07.versions_passed"))
+    lines = [msg("feedback.n_wrong", wrong=len(wrong), total=len(actual))]
     for name in wrong:
-        lines.append(f"  {name}: yours {predicted.get(name)!r}, actually {actual[name]}")
+        lines.append(msg("ex07.version", name=name, given=repr(predicted.get(name)), actual=actual[name]))
     if "row" in wrong or "base" in wrong:
-        lines.append("Hint: row is a view of base, so they count the same in-place ops. Count add_, mul_ and the "
-                     "item assignment.")
+        lines.append(msg("ex07.hint_view"))
     if "copy" in wrong:
-        lines.append("Hint: clone() makes new memory with a new counter starting at 0.")
+        lines.append(msg("ex07.hint_clone"))
     return failed("\n".join(lines))
 
 
@@ -68,7 +66,7 @@ def _reference(x: al.Tensor) -> al.Tensor:
 def ex_07_2(fixed: Callable) -> Feedback:
     """``fixed(x)`` computes the same value as :func:`buggy` and backward through it works."""
     if is_placeholder(fixed):
-        return not_answered("your fixed function")
+        return not_answered(msg("ex07.your_fixed"))
     values = al.tensor([-2.0, -0.5, 0.0, 1.0, 3.0], dtype=al.float64)
     x_ref = values.clone().requires_grad_()
     expected = _reference(x_ref)
@@ -78,25 +76,24 @@ def ex_07_2(fixed: Callable) -> Feedback:
     if problem is not None:
         return problem
     if out is None:
-        return failed("fixed(x) returned None: write its body so that it returns the sum, like buggy(x) does.")
+        return failed(msg("ex07.fixed_none"))
     if not isinstance(out, al.Tensor) or out.numel() != 1:
-        return failed("fixed(x) should return a single-element tensor (the sum), like buggy(x).")
-    value = compare_arrays("fixed(x)", out.reshape(()), expected.detach(), reference="buggy(x)'s value")
+        return failed(msg("ex07.fixed_not_scalar"))
+    value = compare_arrays("fixed(x)", out.reshape(()), expected.detach(), reference=msg("ex07.buggy_value"))
     if not value:
         return value
     if not out.requires_grad:
-        return failed("fixed(x) returns the right number but has no grad_fn: don't detach, and don't use no_grad.")
+        return failed(msg("ex07.fixed_no_grad_fn"))
     try:
         out.backward()
     except RuntimeError as error:
-        return failed("backward through fixed(x) still raises:\n" + str(error).splitlines()[0] +
-                      "\nReplace the in-place op with its out-of-place form (s = s * 2), or clone before changing it.")
+        return failed(msg("ex07.still_raises", error=str(error).splitlines()[0]))
     if not np.array_equal(x.detach().numpy(), values.numpy()):
-        return failed("fixed(x) changed its input x in place; it should leave x alone.")
-    grad = compare_arrays("x.grad", x.grad, x_ref.grad, reference="the gradient of sum(2 * sigmoid(x) * x)")
+        return failed(msg("ex07.changed_x"))
+    grad = compare_arrays("x.grad", x.grad, x_ref.grad, reference=msg("ex07.gradient_of_sum"))
     if not grad:
         return grad
-    return passed("same value as buggy(x), and backward now works: x.grad matches.")
+    return passed(msg("ex07.fixed_passed"))
 
 
 # -- exercise 3: which of these raise? ------------------------------------------------------------------
@@ -153,25 +150,21 @@ def _raises(snippet: Callable[[], None]) -> str | None:
 def ex_07_3(answers: dict) -> Feedback:
     """``answers`` maps each name in :data:`SNIPPETS` to True (it raises) or False (it runs)."""
     if is_placeholder(answers) or not isinstance(answers, dict):
-        return not_answered("a dict of True/False, one per snippet")
+        return not_answered(msg("ex07.bools_dict"))
     unanswered = [name for name in SNIPPETS if is_placeholder(answers.get(name))]
     if unanswered:
-        return not_answered("True or False for " + ", ".join(unanswered))
+        return not_answered(msg("ex07.true_or_false_for", names=join(unanswered)))
     not_bools = [name for name in SNIPPETS if not isinstance(answers[name], bool)]
     if not_bools:
-        return failed("Answer each with True or False, written without quotes: "
-                      + ", ".join(f"{name}={answers[name]!r}" for name in not_bools)
-                      + " (a string such as 'False' is not the boolean False).")
+        return failed(msg("ex07.quoted", shown=join(f"{name}={answers[name]!r}" for name in not_bools)))
     lines = []
     for name, snippet in SNIPPETS.items():
         message = _raises(snippet)
         if answers[name] and message is None:
-            lines.append(f"  {name}: runs without error (you said it raises).")
+            lines.append(msg("ex07.runs", name=name))
         elif not answers[name] and message is not None:
-            lines.append(f"  {name}: raises (you said it runs): {message}")
+            lines.append(msg("ex07.raises", name=name, error=message))
     if not lines:
-        return passed("in-place ops are refused on leaves that require grad (unless under no_grad), and backward "
-                      "refuses a tensor that was changed after a node saved it, also through a view.")
-    return failed(f"{len(lines)} of {len(SNIPPETS)} wrong:\n" + "\n".join(lines) +
-                  "\nHint: ask of each op whether it saved the tensor that is later changed (exp saves its result, "
-                  "add saves nothing, sin saves its input).")
+        return passed(msg("ex07.raises_passed"))
+    return failed(msg("feedback.n_wrong", wrong=len(lines), total=len(SNIPPETS)) + "\n" + "\n".join(lines) + "\n"
+                  + msg("ex07.hint_saved"))

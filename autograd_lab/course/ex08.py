@@ -8,6 +8,7 @@ import numpy as np
 import autograd_lab as al
 from autograd_lab.autograd import Function, GradcheckError, gradcheck
 
+from ..i18n import msg
 from ._feedback import Feedback, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_08_1", "ex_08_2", "ex_08_3", "gradcheck_feedback"]
@@ -21,7 +22,7 @@ def _not_a_function(cls, what: str) -> Feedback | None:
     if is_placeholder(cls):
         return not_answered(what)
     if not _is_function_class(cls):
-        return failed(f"Pass the class itself (a subclass of al.autograd.Function), not {type(cls).__name__}.")
+        return failed(msg("ex08.not_a_function_class", type=type(cls).__name__))
     return None
 
 
@@ -30,9 +31,9 @@ def _apply(cls, *args) -> tuple:
     try:
         result = cls.apply(*args)
     except Exception as error:  # noqa: BLE001 - the learner's forward raised
-        return None, failed(f"{cls.__name__}.apply raised {type(error).__name__} in forward: {error}")
+        return None, failed(msg("ex08.forward_raised", cls=cls.__name__, type=type(error).__name__, error=error))
     if result is None:
-        return None, failed(f"{cls.__name__}.forward returned None: replace the `...` with code that returns its output.")
+        return None, failed(msg("ex08.forward_none", cls=cls.__name__))
     return result, None
 
 
@@ -44,11 +45,9 @@ def gradcheck_feedback(fn, inputs: tuple, what: str) -> Feedback | None:
         text = str(error)
         detail = text.split("[autograd_lab]", 1)[-1].strip()
         head = text.splitlines()[0]
-        return failed(f"gradcheck failed for {what}: {head}\n{detail}\n"
-                      "Each entry is d output[row] / d input[col]: 'numerical' is the finite-difference slope, "
-                      "'analytical' what your backward returned.")
+        return failed(msg("ex08.gradcheck_failed", what=what, head=head, detail=detail))
     except Exception as error:  # noqa: BLE001 - the learner's backward raised
-        return failed(f"backward of {what} raised {type(error).__name__}: {error}")
+        return failed(msg("ex08.backward_of_raised", what=what, type=type(error).__name__, error=error))
     return None
 
 
@@ -62,16 +61,16 @@ def _slope(out: al.Tensor, x: al.Tensor, scale: float) -> tuple:
     try:
         (slope,) = al.autograd.grad(out, x, al.full_like(out, scale), retain_graph=True, allow_unused=True)
     except Exception as error:  # noqa: BLE001 - the learner's backward raised
-        return None, failed(f"backward raised {type(error).__name__}: {error}")
+        return None, failed(msg("feedback.backward_raised", type=type(error).__name__, error=error))
     if slope is None:
-        return None, failed("backward returned None: return grad_output times the derivative of softplus at x.")
+        return None, failed(msg("ex08.slope_none"))
     return slope, None
 
 
 def ex_08_1(Softplus) -> Feedback:  # noqa: N803 - the learner's class
     """``Softplus.apply(x)`` is ``log(1 + exp(x))``, finite for large x in float32; it saves its input with
     save_for_backward; its backward multiplies ``grad_output`` by the sigmoid; gradcheck passes."""
-    problem = _not_a_function(Softplus, "your Softplus class")
+    problem = _not_a_function(Softplus, msg("ex08.your_class", cls="Softplus"))
     if problem is not None:
         return problem
     x = al.tensor([-3.0, -1.0, 0.0, 0.5, 2.0, 4.0], dtype=al.float64, requires_grad=True)
@@ -79,13 +78,12 @@ def ex_08_1(Softplus) -> Feedback:  # noqa: N803 - the learner's class
     if problem is not None:
         return problem
     if not isinstance(out, al.Tensor):
-        return failed(f"forward should return a Tensor; it returned {type(out).__name__}.")
+        return failed(msg("ex08.not_a_tensor", type=type(out).__name__))
     value = compare_arrays("Softplus.apply(x)", out, np.logaddexp(0.0, x.detach().numpy()), reference="log(1 + exp(x))")
     if not value:
         return value
     if out.grad_fn is None or not out.grad_fn.saved_tensors:
-        return failed("forward saved nothing with ctx.save_for_backward. Save x there (not as ctx.x = x): saved "
-                      "tensors get the version check and the saved-tensor hooks.")
+        return failed(msg("ex08.nothing_saved"))
     slope, problem = _slope(out, x, 1.0)
     if problem is not None:
         return problem
@@ -96,8 +94,7 @@ def ex_08_1(Softplus) -> Feedback:  # noqa: N803 - the learner's class
     if problem is not None:
         return problem
     if np.allclose(doubled.numpy(), slope.numpy()):
-        return failed("backward ignores grad_output: with grad_output = 2 it returns the same as with 1. The chain rule "
-                      "multiplies: return grad_output * sigmoid(x).")
+        return failed(msg("ex08.ignores_grad_output"))
     problem = gradcheck_feedback(Softplus.apply, (x,), "Softplus")
     if problem is not None:
         return problem
@@ -112,21 +109,16 @@ def _stable(Softplus) -> Feedback:  # noqa: N803 - the learner's class
         return problem
     values = out.detach().numpy()
     if not np.all(np.isfinite(values)):
-        return failed(f"In float32, Softplus.apply gives {values.tolist()} at x = [-100, 100]: exp(100) overflows to "
-                      "inf (float32 stops near 3.4e38, about exp(88.7)). Rewrite it so that nothing large is "
-                      "exponentiated: softplus(x) = max(x, 0) + log1p(exp(-|x|)), which gives 100 at x = 100.")
-    result = compare_arrays("Softplus.apply(x) at x = [-100, 100] in float32", values, [0.0, 100.0],
-                            reference="softplus, computed without overflow")
+        return failed(msg("ex08.overflow", values=values.tolist()))
+    result = compare_arrays(msg("ex08.far_value"), values, [0.0, 100.0], reference=msg("ex08.softplus_stable"))
     if not result:
         return result
     slope, problem = _slope(out, far, 1.0)
     if problem is not None:
         return problem
     if not np.all(np.isfinite(slope.numpy())):
-        return failed(f"In float32 the slope at x = [-100, 100] is {slope.numpy().tolist()}: the backward overflows too. "
-                      "x.sigmoid() (or 1 / (1 + exp(-x))) stays finite; exp(x) / (1 + exp(x)) gives inf / inf = nan.")
-    return passed("values, saved input and gradients are right, gradcheck passes, and it stays finite at x = ±100 "
-                  "in float32.")
+        return failed(msg("ex08.slope_overflow", slope=slope.numpy().tolist()))
+    return passed(msg("ex08.softplus_passed"))
 
 
 # -- exercise 2: a Linear layer with needs_input_grad --------------------------------------------------------
@@ -140,7 +132,7 @@ def _linear_inputs(*, x_grad: bool) -> tuple:
 
 def ex_08_2(Linear) -> Feedback:  # noqa: N803 - the learner's class
     """``Linear.apply(x, weight, bias)`` is ``x @ weight.T + bias``; backward skips gradients nobody needs."""
-    problem = _not_a_function(Linear, "your Linear class")
+    problem = _not_a_function(Linear, msg("ex08.your_class", cls="Linear"))
     if problem is not None:
         return problem
     x, weight, bias = _linear_inputs(x_grad=True)
@@ -151,7 +143,7 @@ def ex_08_2(Linear) -> Feedback:  # noqa: N803 - the learner's class
                            + bias.detach().numpy(), reference="x @ weight.T + bias")
     if not value:
         return value
-    problem = gradcheck_feedback(Linear.apply, (x, weight, bias), "Linear (inputs x, weight, bias)")
+    problem = gradcheck_feedback(Linear.apply, (x, weight, bias), msg("ex08.linear_inputs"))
     if problem is not None:
         return problem
     x, weight, bias = _linear_inputs(x_grad=False)
@@ -159,21 +151,20 @@ def ex_08_2(Linear) -> Feedback:  # noqa: N803 - the learner's class
     try:
         returned = Linear.backward(node, al.ones(4, 2, dtype=al.float64))
     except Exception as error:  # noqa: BLE001 - the learner's backward raised
-        return failed(f"with x not requiring grad, backward raised {type(error).__name__}: {error}")
+        return failed(msg("ex08.no_x_grad_raised", type=type(error).__name__, error=error))
     if not isinstance(returned, tuple) or len(returned) != 3:
-        return failed("backward should return a tuple of three gradients (x, weight, bias).")
+        return failed(msg("ex08.three_grads"))
     if returned[0] is not None:
-        return failed(f"x does not require grad here (ctx.needs_input_grad is {node.needs_input_grad}), yet backward "
-                      "computed a gradient for it. Return None for it: test ctx.needs_input_grad[0] first.")
+        return failed(msg("ex08.needless_grad", needs=node.needs_input_grad))
     if returned[1] is None or returned[2] is None:
-        return failed("weight and bias need gradients, but backward returned None for one of them.")
-    return passed("gradcheck passes, and backward computes only the gradients that ctx.needs_input_grad asks for.")
+        return failed(msg("ex08.missing_grad"))
+    return passed(msg("ex08.linear_passed"))
 
 
 # -- exercise 3: ReLU that also returns its mask -------------------------------------------------------
 def ex_08_3(ReluWithMask) -> Feedback:  # noqa: N803 - the learner's class
     """``out, mask = ReluWithMask.apply(x)``: ``mask`` is 1.0 where x > 0, else 0.0, marked non-differentiable."""
-    problem = _not_a_function(ReluWithMask, "your ReluWithMask class")
+    problem = _not_a_function(ReluWithMask, msg("ex08.your_class", cls="ReluWithMask"))
     if problem is not None:
         return problem
     x = al.tensor([0.3, -1.2, 2.5, -0.4, 1.7], dtype=al.float64, requires_grad=True)
@@ -181,20 +172,19 @@ def ex_08_3(ReluWithMask) -> Feedback:  # noqa: N803 - the learner's class
     if problem is not None:
         return problem
     if not isinstance(result, tuple) or len(result) != 2:
-        return failed("forward should return two tensors: (out, mask).")
+        return failed(msg("ex08.two_outputs"))
     out, mask = result
     values = x.detach().numpy()
     checked = compare_arrays("out", out, np.maximum(values, 0.0), reference="relu(x)")
     if checked:
-        checked = compare_arrays("mask", mask, (values > 0).astype(np.float64), reference="1.0 where x > 0, else 0.0")
+        checked = compare_arrays("mask", mask, (values > 0).astype(np.float64), reference=msg("ex08.mask_values"))
     if not checked:
         return checked
     if not mask.is_floating_point():
-        return failed(f"mask should be floating point (like x), not {mask.dtype}: use (x > 0).to(x.dtype).")
+        return failed(msg("ex08.mask_dtype", dtype=mask.dtype))
     if mask.requires_grad:
-        return failed("mask requires grad. It is a float tensor made from x, so autograd assumes it is differentiable "
-                      "unless you call ctx.mark_non_differentiable(mask) in forward.")
+        return failed(msg("ex08.mask_requires_grad"))
     if not out.requires_grad:
-        return failed("out does not require grad: only mask should be marked non-differentiable.")
-    problem = gradcheck_feedback(lambda t: ReluWithMask.apply(t)[0], (x,), "the first output of ReluWithMask")
-    return problem if problem is not None else passed("mask needs no gradient, and the gradient of out passes only where x > 0.")
+        return failed(msg("ex08.out_no_grad"))
+    problem = gradcheck_feedback(lambda t: ReluWithMask.apply(t)[0], (x,), msg("ex08.first_output"))
+    return problem if problem is not None else passed(msg("ex08.mask_passed"))

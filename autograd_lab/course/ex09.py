@@ -10,6 +10,7 @@ import numpy as np
 import autograd_lab as al
 from autograd_lab.autograd.functional import hvp, jacobian
 
+from ..i18n import msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_09_1", "ex_09_2", "ex_09_3", "reference_penalty", "make_critic"]
@@ -27,25 +28,25 @@ def _test_functions() -> list[tuple[str, Callable, al.Tensor]]:
 def ex_09_1(my_jacobian: Callable) -> Feedback:
     """``my_jacobian(f, x)`` for 1-D ``x`` and 1-D ``f(x)`` returns the (len(f(x)), len(x)) Jacobian."""
     if is_placeholder(my_jacobian):
-        return not_answered("your my_jacobian function")
+        return not_answered(msg("feedback.your_named_function", name="my_jacobian"))
     for label, f, x in _test_functions():
         got, problem = call_learner(my_jacobian, f, x.clone(), what="my_jacobian(f, x)")
         if problem is not None:
             return problem
         if got is None:
-            return failed("my_jacobian returned None: replace the `...` with code that returns the Jacobian.")
-        result = compare_arrays(f"my_jacobian for {label}", got, jacobian(f, x),
+            return failed(msg("ex09.jacobian_none"))
+        result = compare_arrays(msg("ex09.for_function", name="my_jacobian", label=label), got, jacobian(f, x),
                                 reference="al.autograd.functional.jacobian")
         if not result:
             return result
-    return passed("row i of the Jacobian is the gradient of output i: one backward (or grad) call per row.")
+    return passed(msg("ex09.jacobian_passed"))
 
 
 # -- exercise 2: Hessian-vector product by double backward ----------------------------------------------------
 def ex_09_2(my_hvp: Callable) -> Feedback:
     """``my_hvp(f, x, v)`` returns H(x) @ v for a scalar ``f`` without forming H."""
     if is_placeholder(my_hvp):
-        return not_answered("your my_hvp function")
+        return not_answered(msg("feedback.your_named_function", name="my_hvp"))
     x = al.tensor([0.5, -1.0, 2.0], dtype=al.float64)
     v = al.tensor([1.0, 0.0, -2.0], dtype=al.float64)
     for label, f in [("f(x) = (x ** 3).sum()", lambda t: (t ** 3).sum()),
@@ -53,14 +54,15 @@ def ex_09_2(my_hvp: Callable) -> Feedback:
         got, problem = call_learner(my_hvp, f, x.clone(), v, what="my_hvp(f, x, v)")
         if problem is not None:
             if "does not require grad" in problem.message:
-                problem.message += "\nHint: the first grad needs create_graph=True so that its result can be differentiated."
+                problem.message += "\n" + msg("ex09.hint_create_graph")
             return problem
         if got is None:
-            return failed("my_hvp returned None: replace the `...` with code that returns H @ v.")
-        result = compare_arrays(f"my_hvp for {label}", got, hvp(f, x, v)[1], reference="al.autograd.functional.hvp")
+            return failed(msg("ex09.hvp_none"))
+        result = compare_arrays(msg("ex09.for_function", name="my_hvp", label=label), got, hvp(f, x, v)[1],
+                                reference="al.autograd.functional.hvp")
         if not result:
             return result
-    return passed("differentiating (grad · v) once more gives H v, at the cost of about two backward passes.")
+    return passed(msg("ex09.hvp_passed"))
 
 
 # -- exercise 3: the gradient penalty ----------------------------------------------------------------------------
@@ -84,7 +86,7 @@ def reference_penalty(critic: al.nn.Module, x: al.Tensor) -> al.Tensor:
 def ex_09_3(gradient_penalty: Callable) -> Feedback:
     """``gradient_penalty(critic, x)`` matches :func:`reference_penalty` in value and in its parameter gradients."""
     if is_placeholder(gradient_penalty):
-        return not_answered("your gradient_penalty function")
+        return not_answered(msg("feedback.your_named_function", name="gradient_penalty"))
     reference = make_critic()
     expected = reference_penalty(reference, _points())
     # the last bias cannot change d critic / d x: its gradient is zero (materialized), not missing
@@ -93,23 +95,21 @@ def ex_09_3(gradient_penalty: Callable) -> Feedback:
     got, problem = call_learner(gradient_penalty, critic, _points(), what="gradient_penalty(critic, x)")
     if problem is not None:
         if "does not require grad" in problem.message:
-            problem.message += ("\nHint: the points come in without requires_grad; call x.requires_grad_() before "
-                                "critic(x), so that there is a gradient with respect to x to take.")
+            problem.message += "\n" + msg("ex09.hint_requires_grad")
         return problem
     if not isinstance(got, al.Tensor) or got.numel() != 1:
-        return failed("gradient_penalty should return a single-element tensor (the mean penalty).")
+        return failed(msg("ex09.penalty_not_scalar"))
     value = compare_arrays("gradient_penalty(critic, x)", got.reshape(()), expected.detach(), rtol=1e-4,
-                           reference="the reference penalty")
+                           reference=msg("ex09.reference_penalty"))
     if not value:
         if np.isclose(float(got), float(expected) * len(_points()), rtol=1e-4):
-            value.message += f"\nHint: yours is {len(_points())} times the mean: sum over the samples, then divide (.mean())."
+            value.message += "\n" + msg("ex09.hint_mean", times=len(_points()))
         return value
     if not got.requires_grad:
-        return failed("the penalty has the right value but no grad_fn, so it cannot train the critic. Compute the "
-                      "inner gradient with al.autograd.grad(..., create_graph=True).")
+        return failed(msg("ex09.penalty_no_grad_fn"))
     grads = al.autograd.grad(got, list(critic.parameters()), materialize_grads=True)
     for (name, _), grad, want in zip(critic.named_parameters(), grads, expected_grads):
-        result = compare_arrays(f"d penalty / d {name}", grad, want, rtol=1e-3, reference="the reference penalty's gradient")
+        result = compare_arrays(f"d penalty / d {name}", grad, want, rtol=1e-3, reference=msg("ex09.reference_gradient"))
         if not result:
             return result
-    return passed("the penalty and its gradients with respect to every parameter match: a double backward.")
+    return passed(msg("ex09.penalty_passed"))

@@ -11,6 +11,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import Catalogued, join, msg
 from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_11_1", "ex_11_2", "ex_11_3", "OLD", "MODERN", "reinforce_2017", "score_function_grad"]
@@ -20,7 +21,7 @@ __all__ = ["ex_11_1", "ex_11_2", "ex_11_3", "OLD", "MODERN", "reinforce_2017", "
 def ex_11_1(modern_predict: Callable) -> Feedback:
     """``modern_predict(model, x)`` returns ``model(x)`` without recording a graph (what volatile did)."""
     if is_placeholder(modern_predict):
-        return not_answered("your modern_predict function")
+        return not_answered(msg("feedback.your_named_function", name="modern_predict"))
     al.manual_seed(11)
     model = al.nn.Sequential(al.nn.Linear(4, 8), al.nn.Tanh(), al.nn.Linear(8, 2))
     x = al.randn(5, 4, generator=al.Generator().manual_seed(110))
@@ -32,17 +33,15 @@ def ex_11_1(modern_predict: Callable) -> Feedback:
     if problem is not None:
         return problem
     if out is None:
-        return failed("modern_predict returned None: return the model's output.")
-    value = compare_arrays("modern_predict(model, x)", out, expected, reference="model(x) under al.no_grad()")
+        return failed(msg("ex11.predict_none"))
+    value = compare_arrays("modern_predict(model, x)", out, expected, reference=msg("ex11.under_no_grad"))
     if not value:
         return value
     if out.requires_grad or out.grad_fn is not None:
-        return failed("the output still has a grad_fn: run the forward inside `with al.no_grad():`.")
+        return failed(msg("ex11.still_grad_fn"))
     if packed:
-        return failed(f"the output has no grad_fn, but {len(packed)} tensors were saved for a backward while it was "
-                      "computed: a graph was recorded and then cut off (detach?). Run the forward under al.no_grad() "
-                      "so that nothing is recorded or saved.")
-    return passed("no graph recorded, nothing saved: what volatile=True was for, now spelled al.no_grad().")
+        return failed(msg("ex11.saved_then_detached", saved=len(packed)))
+    return passed(msg("ex11.predict_passed"))
 
 
 # -- exercise 2: old names, new names ------------------------------------------------------------------------------
@@ -53,37 +52,25 @@ OLD = {
     "4": "y.backward(retain_variables=True)",
     "5": "sample.reinforce(reward)",
 }
-MODERN = {
-    "A": "loss = -(reward * log_prob).sum(); loss.backward()",
-    "B": "y.grad_fn",
-    "C": "t.requires_grad_() (a tensor is a Variable now)",
-    "D": "y.backward(retain_graph=True)",
-    "E": "with al.no_grad(): ...",
-}
+MODERN = Catalogued("ex11.modern", "ABCDE")  # code, with a word of explanation in the learner's language
 _MATCH = {"1": "C", "2": "E", "3": "B", "4": "D", "5": "A"}
-_WHY = {
-    "1": "Variable and Tensor merged in PyTorch 0.4: every tensor has requires_grad, grad and grad_fn.",
-    "2": "volatile was a flag on inputs; no_grad is a mode for a block of code.",
-    "3": "creator was renamed grad_fn.",
-    "4": "retain_variables was renamed retain_graph.",
-    "5": "stochastic functions are gone: you write the score-function loss yourself.",
-}
+_WHY = Catalogued("ex11.why", "12345")
 
 
 def ex_11_2(answer: dict) -> Feedback:
     """``answer`` maps each key of :data:`OLD` ('1'..'5') to the letter of its modern form in :data:`MODERN`."""
     if is_placeholder(answer) or not isinstance(answer, dict):
-        return not_answered("a dict such as {'1': 'A', ...}")
+        return not_answered(msg("ex11.letters_dict"))
     missing = [old for old in OLD if is_placeholder(answer.get(old))]
     if missing:
-        return not_answered("a letter for " + ", ".join(missing))
+        return not_answered(msg("ex11.letter_for", keys=join(missing)))
     wrong = [old for old in OLD if str(answer[old]).strip().upper() != _MATCH[old]]
     if not wrong:
-        return passed(" ".join(_WHY[old] for old in OLD))
-    lines = [f"{len(wrong)} of {len(OLD)} wrong:"]
+        return passed(msg("ex11.why_separator").join(_WHY[old] for old in OLD))
+    lines = [msg("feedback.n_wrong", wrong=len(wrong), total=len(OLD))]
     for old in wrong:
-        given = MODERN.get(str(answer[old]).strip().upper(), "not one of A-E")
-        lines.append(f"  {OLD[old]}  ->  you chose {answer[old]!r} ({given})")
+        given = MODERN.get(str(answer[old]).strip().upper(), msg("ex11.not_a_letter"))
+        lines.append(msg("ex11.chose", old=OLD[old], given=repr(answer[old]), modern=given))
     return failed("\n".join(lines))
 
 
@@ -120,8 +107,7 @@ def _learner_grad(score_function_loss: Callable, leaf: al.Tensor, to_probs: Call
     if problem is not None:
         return None, problem
     if not isinstance(loss, al.Tensor) or loss.numel() != 1 or not loss.requires_grad:
-        return None, failed("score_function_loss should return a one-element tensor that depends on probs (with a "
-                            "grad_fn), so that backward can reach probs.")
+        return None, failed(msg("ex11.loss_not_scalar"))
     loss.backward()
     return leaf.grad, None
 
@@ -133,7 +119,7 @@ def ex_11_3(score_function_loss: Callable) -> Feedback:
     """``score_function_loss(probs, sample, reward)``: -reward * log of the sampled entry of probs / probs.sum(); its
     gradient is today's score function, and through a softmax it agrees with 2017's ``reinforce``."""
     if is_placeholder(score_function_loss):
-        return not_answered("your score_function_loss function")
+        return not_answered(msg("feedback.your_named_function", name="score_function_loss"))
     for weights, index, reward in CASES:
         probs = al.tensor(weights, dtype=al.float64, requires_grad=True)
         got, problem = _learner_grad(score_function_loss, probs, lambda t: t, index, reward)
@@ -142,19 +128,17 @@ def ex_11_3(score_function_loss: Callable) -> Feedback:
         result = compare_arrays("probs.grad", got, score_function_grad(weights, index, reward),
                                 reference="-reward * d log(probs[sample] / probs.sum()) / d probs")
         if not result:
-            result.message = f"With probs={weights}, sample [{index}], reward {reward}: {result.message}"
+            result.message = msg("ex11.with_case", weights=weights, index=index, reward=reward, message=result.message)
             if np.allclose(got.numpy(), reinforce_2017(probs, lambda t: t, index, reward).numpy(), rtol=1e-4):
-                result.message += ("\nYours moves only the sampled entry: that is 2017's reinforce, which treated the "
-                                   "weights as probabilities. Normalise first: log(probs[sample] / probs.sum()).")
+                result.message += "\n" + msg("ex11.hint_normalise")
             return result
     logits = al.tensor([0.3, -1.2, 0.8], dtype=al.float64, requires_grad=True)
     softmax = lambda t: al.nn.functional.softmax(t, dim=0)  # noqa: E731
     got, problem = _learner_grad(score_function_loss, logits, softmax, 2, 1.5)
     if problem is not None:
         return problem
-    result = compare_arrays("logits.grad through a softmax", got, reinforce_2017(logits, softmax, 2, 1.5), rtol=1e-4,
-                            reference="2017's reinforce through the same softmax")
+    result = compare_arrays(msg("ex11.through_softmax"), got, reinforce_2017(logits, softmax, 2, 1.5), rtol=1e-4,
+                            reference=msg("ex11.reinforce_2017"))
     if not result:
         return result
-    return passed("your loss gives today's score-function gradient, -reward * d log p(sample); through a softmax it "
-                  "matches what 2017's reinforce gave the logits.")
+    return passed(msg("ex11.score_passed"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import autograd_lab as al
 from autograd_lab import nn
 
+from ..i18n import msg
 from ._feedback import Feedback, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_12_1", "half_checkpointed"]
@@ -46,20 +47,15 @@ def ex_12_1(activations, addmm_calls) -> Feedback:
     """``activations``: the activation buffers the half-checkpointed forward keeps; ``addmm_calls``: the matrix
     products of a forward and backward through it."""
     if is_placeholder(activations) or is_placeholder(addmm_calls):
-        return not_answered("two whole numbers: the activations kept, and the aten::addmm calls")
+        return not_answered(msg("ex12.two_numbers"))
     if any(isinstance(a, bool) or not isinstance(a, int) for a in (activations, addmm_calls)):
-        return failed(f"Give two whole numbers without quotes; got {activations!r} and {addmm_calls!r}.")
+        return failed(msg("ex12.not_whole", activations=repr(activations), addmm_calls=repr(addmm_calls)))
     kept, calls, recomputed = _truth()
     lines = []
     if activations != kept:
-        lines.append(f"  activations: yours {activations}, actually {kept}. The plain first half keeps its input and the "
-                     "four Tanh outputs (each Tanh output is also the next Linear's input: one buffer); the checkpoint "
-                     "keeps only its input, the fourth Tanh output, already counted.")
+        lines.append(msg("ex12.activations_wrong", given=activations, kept=kept))
     if addmm_calls != calls:
-        lines.append(f"  aten::addmm calls: yours {addmm_calls}, actually {calls}: eight in the forward, and the "
-                     f"{recomputed} Linear layers of the checkpointed half run again inside backward. (A Linear's "
-                     "backward is AddmmBackward0, a node, not an aten::addmm call.)")
+        lines.append(msg("ex12.calls_wrong", given=addmm_calls, calls=calls, recomputed=recomputed))
     if lines:
-        return failed(f"{len(lines)} of 2 wrong:\n" + "\n".join(lines))
-    return passed(f"{kept} activations kept instead of 9, for {recomputed} recomputed matrix products: checkpointing "
-                  "trades the memory of the half it covers for one more forward pass of that half.")
+        return failed(msg("feedback.n_wrong", wrong=len(lines), total=2) + "\n" + "\n".join(lines))
+    return passed(msg("ex12.passed", kept=kept, recomputed=recomputed))

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..i18n import Catalogued, msg
 from ._build import compare_grad, finish, grads_of_node, make_tensor, missing_class, reference_grads, run
 from ._feedback import Feedback, failed, passed
 
@@ -16,16 +17,10 @@ A = np.array([[1.5, -2.0, 0.5], [3.0, 1.0, -0.5]])
 B = np.array([[2.0, 0.5, -1.5], [1.25, -4.0, 2.5]])
 UPSTREAM = np.array([[1.0, -0.5, 2.0], [0.25, 1.5, -1.0]])
 
-REMINDERS = {
-    "a / b": "d(a/b)/da = 1/b and d(a/b)/db = -a/b², each times grad.",
-    "x.exp()": "d exp(x)/dx = exp(x): the node saved it as result, no need to compute it again.",
-    "x.log()": "d log(x)/dx = 1/x.",
-    "x.tanh()": "d tanh(x)/dx = 1 - tanh(x)²: the node saved tanh(x) as result.",
-    "x.relu()": "d relu(x)/dx is 1 where x > 0 and 0 elsewhere: a mask, result > 0 (the node saved result).",
-    "a @ b": "for a: grad @ b.T, for b: a.T @ grad. Each gradient has the shape of its input.",
-    "x.sum": ("each element of x adds once into its sum, so it receives that sum's gradient: put the summed axis "
-              "back (np.expand_dims, when keepdims=False), then np.broadcast_to(grad, x's shape)."),
-}
+# each op's derivative in a sentence, shown under a wrong gradient (the op's label -> its reminder's key)
+REMINDERS = Catalogued("exb2.reminder", ("div", "exp", "log", "tanh", "relu", "matmul", "sum"))
+REMINDER_OF = {"a / b": "div", "x.exp()": "exp", "x.log()": "log", "x.tanh()": "tanh", "x.relu()": "relu",
+               "a @ b": "matmul", "x.sum": "sum"}
 
 
 def _check_op(Tensor: type, label: str, mine: Callable, reference: Callable, arrays: list[np.ndarray],  # noqa: N803
@@ -42,12 +37,13 @@ def _check_op(Tensor: type, label: str, mine: Callable, reference: Callable, arr
         return error
     grads, error = grads_of_node(getattr(out, "grad_fn", None), upstream, label)
     if error is not None:
-        return failed(f"{label}: {error.message}\nReminder: {REMINDERS[reminder]}")
+        return failed(msg("exb2.with_reminder", label=label, message=error.message,
+                          reminder=REMINDERS[REMINDER_OF[reminder]]))
     expected = reference_grads(reference, arrays, upstream)
     for name, got, want in zip(names, grads, expected):
-        result = compare_grad(f"{label}, gradient for {name}", got, want, upstream)
+        result = compare_grad(msg("exb2.gradient_for", label=label, name=name), got, want, upstream)
         if not result:
-            return failed(f"{result.message}\nReminder: {REMINDERS[reminder]}")
+            return failed(msg("exb2.reminder_after", message=result.message, reminder=REMINDERS[REMINDER_OF[reminder]]))
     return None
 
 
@@ -57,7 +53,7 @@ def ex_b2_1(Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
     if problem is not None:
         return problem
     problem = _check_op(Tensor, "a / b", lambda a, b: a / b, lambda a, b: a / b, [A, B], ["a", "b"], UPSTREAM, "a / b")
-    return finish(problem, "DivBackward sends grad / b to a and -grad * a / b² to b.")
+    return finish(problem, msg("exb2.div_passed"))
 
 
 UNARY = [  # (label, the op on either engine, input values)
@@ -77,7 +73,7 @@ def ex_b2_2(Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
         problem = _check_op(Tensor, label, op, op, [values], ["x"], UPSTREAM, label)
         if problem is not None:
             return problem
-    return passed("exp, log, tanh and relu: each local derivative, times grad. exp and tanh reuse their saved result.")
+    return passed(msg("exb2.unary_passed"))
 
 
 def ex_b2_3(Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
@@ -88,7 +84,7 @@ def ex_b2_3(Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
     a, b = A, _RNG.normal(size=(3, 4)).round(2)
     upstream = _RNG.normal(size=(2, 4)).round(2)
     problem = _check_op(Tensor, "a @ b", lambda a, b: a @ b, lambda a, b: a @ b, [a, b], ["a", "b"], upstream, "a @ b")
-    return finish(problem, "grad @ b.T for a and a.T @ grad for b: the only products whose shapes fit.")
+    return finish(problem, msg("exb2.matmul_passed"))
 
 
 SUMS = [  # (label, keyword arguments of the learner's sum, those of autograd_lab's)
@@ -110,7 +106,7 @@ def ex_b2_4(Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
         problem = _check_op(Tensor, label, lambda x, kw=mine: x.sum(**kw), reference, [A], ["x"], upstream, "x.sum")
         if problem is not None:
             return problem
-    return passed("the gradient of a sum is spread back over every element that was summed, for any axis.")
+    return passed(msg("exb2.sum_passed"))
 
 
 def reference_upstream_shape(dims: dict) -> np.ndarray:

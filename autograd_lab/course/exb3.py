@@ -9,10 +9,12 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import join, msg
 from ._build import FakeNode, compare_grad, finish, first_failure, leaf_grad, make_tensor, missing_class, run
 from ._feedback import Feedback, failed, is_placeholder, not_answered, passed
 
 DEEP = 5000  # nodes in the chain that a recursive walk cannot get through
+SCALAR_MESSAGE = "grad can be implicitly created only for scalar outputs"  # PyTorch's words, in every language
 
 
 def _graphs() -> list[tuple[str, FakeNode]]:
@@ -30,8 +32,8 @@ def _graphs() -> list[tuple[str, FakeNode]]:
     chain = FakeNode("AccumulateGrad(deep)")
     for i in range(DEEP):
         chain = FakeNode(f"TanhBackward #{DEEP - i}", chain)
-    return [("(x * w + x).sum()", uses_twice), ("(h * h + h).sum() with h = (x * w).exp()", late),
-            ("r + (r * c).tanh() with r = p.relu()", skip), (f"a chain of {DEEP} tanh", chain)]
+    return [("(x * w + x).sum()", uses_twice), (msg("feedback.graph_shared_h"), late),
+            (msg("exb3.graph_skip"), skip), (msg("exb3.graph_chain", deep=DEEP), chain)]
 
 
 def _reachable(root: FakeNode) -> list[FakeNode]:
@@ -51,21 +53,17 @@ def _order_problem(order: list, root: FakeNode, description: str) -> str | None:
     ids = [id(node) for node in order]
     twice = sorted({node.name() for node in order if ids.count(id(node)) > 1}) if len(set(ids)) < len(ids) else []
     if twice:
-        return (f"For {description}: {', '.join(twice)} appear(s) more than once. A node reached along two paths is "
-                "one node: remember the nodes you have visited and list each once.")
+        return msg("exb3.twice", graph=description, names=join(twice))
     listed = set(ids)
     missing = [node.name() for node in expected if id(node) not in listed]
     extra = len(listed - {id(node) for node in expected})
     if missing or extra:
-        return (f"For {description}: {len(missing)} reachable node(s) missing ({', '.join(missing[:4])}) and "
-                f"{extra} that are not in the graph. List every node reachable through next_functions, root included.")
+        return msg("exb3.missing", graph=description, missing=len(missing), names=join(missing[:4]), extra=extra)
     position = {id(node): i for i, node in enumerate(order)}
     for node in order:
         for child, _ in node.next_functions:
             if child is not None and position[id(child)] < position[id(node)]:
-                return (f"For {description}: {child.name()} comes before {node.name()}, which sends it a gradient. "
-                        f"{child.name()} would run before all its gradients have arrived: every node must come after "
-                        "all the nodes that point to it (reverse a depth-first post-order).")
+                return msg("exb3.too_early", graph=description, child=child.name(), node=node.name())
     return None
 
 
@@ -73,25 +71,25 @@ def ex_b3_1(topological_order: Callable) -> Feedback:
     """``topological_order(root)``: every node reachable from ``root``, once each, each after every node that sends
     it a gradient, found without recursion."""
     if is_placeholder(topological_order):
-        return not_answered("your topological_order function")
+        return not_answered(msg("feedback.your_named_function", name="topological_order"))
     for description, root in _graphs():
-        order, error = run(lambda root=root: topological_order(root), what=f"topological_order for {description}")
+        order, error = run(lambda root=root: topological_order(root),
+                           what=msg("exb3.order_for", graph=description))
         if error is not None:
             return error
         if not isinstance(order, (list, tuple)):
-            return failed(f"topological_order should return a list of nodes; got {type(order).__name__}.")
+            return failed(msg("exb3.not_a_list", type=type(order).__name__))
         problem = _order_problem(list(order), root, description)
         if problem:
             return failed(problem)
-    return passed(f"each node once, after all the nodes that feed it, and a chain of {DEEP} nodes walked without "
-                  "recursion.")
+    return passed(msg("exb3.order_passed", deep=DEEP))
 
 
-CASES = [  # (description, the expression on either engine, leaves' values (no broadcasting: B4), backward's gradient)
-    ("y = (x * w + x).sum(): x is reached along two paths", lambda x, w: (x * w + x).sum(), [[1.0, 2.0], [3.0, -1.0]],
-     None),
-    ("y = x * w, backward(y, gradient=[1.0, -2.0])", lambda x, w: x * w, [[1.5, -0.5], [2.0, 0.5]], [1.0, -2.0]),
-    ("x.backward(gradient=[0.5, 1.0]) on a leaf", lambda x, w: x, [[1.0, 2.0], [1.0, 1.0]], [0.5, 1.0]),
+CASES = [  # (key of the description, the expression on either engine, leaves' values (no broadcasting: B4),
+    #          backward's gradient)
+    ("two_paths", lambda x, w: (x * w + x).sum(), [[1.0, 2.0], [3.0, -1.0]], None),
+    ("with_gradient", lambda x, w: x * w, [[1.5, -0.5], [2.0, 0.5]], [1.0, -2.0]),
+    ("on_a_leaf", lambda x, w: x, [[1.0, 2.0], [1.0, 1.0]], [0.5, 1.0]),
 ]
 
 
@@ -143,15 +141,9 @@ def _fan_in(Tensor: type, backward: Callable) -> Feedback | None:  # noqa: N803
     expected = 2 * (2 * np.exp(4 * values) + np.exp(2 * values))
     result = compare_grad("x.grad", leaf_grad(x), expected)
     if not result:
-        return failed("For z = (h * h + h).sum() with h = (x * 2).exp(), computed once: " + result.message +
-                      "\nHint: ExpBackward receives three gradients (two from h * h, one from + h). Add each gradient "
-                      "that arrives for a node into a dict, and run the node once, when its turn in the topological "
-                      "order comes.")
+        return failed(msg("exb3.fan_in_wrong", message=result.message))
     if counted.calls != 1:
-        return failed(f"For z = (h * h + h).sum() with h = (x * 2).exp(): ExpBackward ran {counted.calls} times. It "
-                      "must run once, with the sum of the three gradients sent to it: a node run once per path makes "
-                      "a deep network's backward exponentially slow. Run the nodes in topological order, keeping the "
-                      "pending gradients in a dict.")
+        return failed(msg("exb3.fan_in_calls", calls=counted.calls))
     return None
 
 
@@ -165,25 +157,24 @@ def _scalar_only(Tensor: type, backward: Callable) -> Feedback | None:  # noqa: 
     try:
         backward(y)
     except RuntimeError as raised:
-        if "grad can be implicitly created only for scalar outputs" in str(raised):
+        if SCALAR_MESSAGE in str(raised):
             return None
-        return failed(f"backward(y) on a non-scalar y raised RuntimeError: {raised}; use PyTorch's message, 'grad "
-                      "can be implicitly created only for scalar outputs'.")
+        return failed(msg("exb3.scalar_other_message", error=raised, phrase=SCALAR_MESSAGE))
     except Exception as raised:  # noqa: BLE001 - any learner error becomes feedback
-        return failed(f"backward(y) on a non-scalar y raised {type(raised).__name__}: {raised}")
-    return failed("backward(y) with y of shape (2,) and no gradient ran. Which gradient should it start from? PyTorch "
-                  "refuses: raise RuntimeError('grad can be implicitly created only for scalar outputs').")
+        return failed(msg("exb3.scalar_raised", type=type(raised).__name__, error=raised))
+    return failed(msg("exb3.scalar_ran", phrase=SCALAR_MESSAGE))
 
 
 def ex_b3_2(backward: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
     """``backward(tensor, gradient=None)``: every node behind ``tensor`` runs once, in topological order, with the sum
     of the gradients sent to it; the leaves' ``.grad`` match autograd_lab's."""
     if is_placeholder(backward):
-        return not_answered("your backward function")
+        return not_answered(msg("feedback.your_named_function", name="backward"))
     problem = missing_class(Tensor)
     if problem is not None:
         return problem
-    for description, fn, values, gradient in CASES:
+    for case, fn, values, gradient in CASES:
+        description = msg(f"exb3.case.{case}")
         leaves = []
         for value in values:
             leaf, error = make_tensor(Tensor, value, requires_grad=True)
@@ -194,9 +185,8 @@ def ex_b3_2(backward: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the l
         if error is not None:
             return error
         seed = None if gradient is None else np.asarray(gradient, dtype=np.float64)
-        _, error = run(lambda out=out, seed=seed: backward(out, seed), what=f"backward, for {description}",
-                       hint="Hint: a leaf has no grad_fn; start from gradient_edge(tensor), which gives its "
-                            "AccumulateGrad." if "leaf" in description else "")
+        _, error = run(lambda out=out, seed=seed: backward(out, seed), what=msg("build.backward_for", graph=description),
+                       hint=msg("exb3.hint_leaf") if case == "on_a_leaf" else "")
         if error is not None:
             return error
         for name, leaf, want in zip(["x", "w"], leaves, _expected(fn, values, gradient)):
@@ -204,10 +194,8 @@ def ex_b3_2(backward: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the l
                 continue
             result = compare_grad(f"{name}.grad", leaf_grad(leaf), want)
             if not result:
-                two_paths = "two paths" in description and name == "x" and leaf_grad(leaf) is not None
-                hint = ("\nHint: x reaches y along two paths (through x * w, and directly): add the two gradients "
-                        "before x's AccumulateGrad runs." if two_paths else "")
-                return failed(f"For {description}: {result.message}{hint}")
+                two_paths = case == "two_paths" and name == "x" and leaf_grad(leaf) is not None
+                hint = "\n" + msg("exb3.hint_two_paths") if two_paths else ""
+                return failed(msg("build.for_case", graph=description, message=result.message) + hint)
     problem = first_failure(lambda: _fan_in(Tensor, backward), lambda: _scalar_only(Tensor, backward))
-    return finish(problem, "each node ran once with the sum of its incoming gradients, in topological order; the "
-                  "leaves' .grad match autograd_lab's.")
+    return finish(problem, msg("exb3.backward_passed"))

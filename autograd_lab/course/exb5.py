@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import msg
 from ._build import compare_grad, describe, finish, first_failure, first_problem, leaf_grad, make_tensor, missing_class, run
 from ._feedback import Feedback, compare_arrays, failed, is_placeholder, not_answered
 
@@ -27,16 +28,14 @@ def _commit_constant(commit: Callable, Tensor: type) -> Feedback | None:  # noqa
     if error is not None:
         return error
     if returned is not c:
-        return failed("commit(t, result) should return t itself (as PyTorch's in-place ops return self).")
+        return failed(msg("exb5.return_t"))
     if c.data is not array:
-        return failed("After commit, c.data is a new array. In place means the same memory: write into it with "
-                      "t.data[...] = result.data, so that every reference to that array sees the new values.")
-    result_check = compare_arrays("c after commit(c, c + 1.0)", c.data, np.array([2.0, 3.0, 4.0]))
+        return failed(msg("exb5.new_array"))
+    result_check = compare_arrays(msg("exb5.c_after_commit"), c.data, np.array([2.0, 3.0, 4.0]))
     if not result_check:
         return result_check
     if c._version != version + 1:
-        return failed(f"c._version went from {version} to {c._version}; an in-place change adds exactly 1. Nodes that "
-                      "saved c compare this number with the one they saw when saving it.")
+        return failed(msg("exb5.version_step", before=version, after=c._version))
     return None
 
 
@@ -52,12 +51,10 @@ def _commit_leaf(commit: Callable, Tensor: type) -> Feedback | None:  # noqa: N8
     except RuntimeError as raised:
         if LEAF_MESSAGE in str(raised):
             return None
-        return failed(f"commit on a leaf that requires grad raised RuntimeError: {raised}; use PyTorch's message: "
-                      f"'{LEAF_MESSAGE}'")
+        return failed(msg("exb5.leaf_other_message", error=raised, phrase=LEAF_MESSAGE))
     except Exception as raised:  # noqa: BLE001 - any learner error becomes feedback
-        return failed(f"commit on a leaf that requires grad raised {type(raised).__name__}: {raised}")
-    return failed("commit(w, w + 1.0) changed w, a leaf that requires grad. Refuse it, as PyTorch does, with "
-                  f"RuntimeError('{LEAF_MESSAGE}'): its .grad would be for values it no longer has.")
+        return failed(msg("exb5.leaf_raised", type=type(raised).__name__, error=raised))
+    return failed(msg("exb5.leaf_changed", phrase=LEAF_MESSAGE))
 
 
 def _commit_history(commit: Callable, Tensor: type) -> Feedback | None:  # noqa: N803
@@ -75,11 +72,9 @@ def _commit_history(commit: Callable, Tensor: type) -> Feedback | None:  # noqa:
     if error is not None:
         return error
     if z.grad_fn is before or z.grad_fn is not result.grad_fn:
-        return failed("After z += x (commit(z, z + x)), z.grad_fn should be the new AddBackward (result.grad_fn): z's "
-                      "values now come from the addition, so its history must end with it.")
+        return failed(msg("exb5.new_history"))
     if not z.requires_grad:
-        return failed("After commit, z should require grad exactly when result does (t.requires_grad = "
-                      "result.requires_grad).")
+        return failed(msg("exb5.requires_grad_after"))
     return None
 
 
@@ -87,13 +82,13 @@ def ex_b5_1(commit: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the lea
     """``commit(t, result)``: writes ``result``'s values into ``t``'s own array, adds 1 to ``t._version``, gives ``t``
     the history of ``result``, and refuses a leaf that requires grad."""
     if is_placeholder(commit):
-        return not_answered("your commit function")
+        return not_answered(msg("feedback.your_named_function", name="commit"))
     problem = missing_class(Tensor)
     if problem is not None:
         return problem
     problem = first_failure(lambda: _commit_constant(commit, Tensor), lambda: _commit_leaf(commit, Tensor),
                             lambda: _commit_history(commit, Tensor))
-    return finish(problem, "same array, version + 1, the new history, and leaves that require grad refused.")
+    return finish(problem, msg("exb5.commit_passed"))
 
 
 class _Holder:
@@ -113,18 +108,16 @@ def _direct(saved: Callable, Tensor: type) -> Feedback | None:  # noqa: N803
     if error is not None:
         return error
     node = _Holder(c, c._version)
-    value, error = run(lambda: saved(node, "b"), what="saved(node, 'b') before any change")
+    value, error = run(lambda: saved(node, "b"), what=msg("exb5.before_change"))
     if error is not None:
         return error
     if not isinstance(value, np.ndarray) or value is not c.data:
-        return failed("saved(node, name) should return the saved tensor's array (its .data): the formulas compute "
-                      f"on arrays. Got {type(value).__name__}.")
+        return failed(msg("exb5.not_the_array", type=type(value).__name__))
     setting, error = run(lambda: saved(node, "axis"), what="saved(node, 'axis')")
     if error is not None:
         return error
     if setting != 1:
-        return failed(f"saved(node, 'axis') should return the saved setting as it is (1); got {describe(setting)}. Only "
-                      "tensors have a version.")
+        return failed(msg("exb5.setting", got=describe(setting)))
     return None
 
 
@@ -145,19 +138,14 @@ def _stale(Tensor: type) -> Feedback | None:  # noqa: N803
     except RuntimeError as raised:
         text = str(raised)
         if VERSION_MESSAGE not in text:
-            return failed(f"backward raised RuntimeError: {text}\nUse PyTorch's words, 'one of the variables needed "
-                          "for gradient computation has been modified by an inplace operation', then say which.")
+            return failed(msg("exb5.other_message", error=text))
         if "version 1" not in text or "version 0" not in text:
-            return failed(f"The message should give both versions, as PyTorch's does ('... is at version 1; expected "
-                          f"version 0 instead.'); yours: {text}")
+            return failed(msg("exb5.both_versions", error=text))
         return None
     except Exception as raised:  # noqa: BLE001 - any learner error becomes feedback
-        return failed(f"backward raised {type(raised).__name__}: {raised}")
+        return failed(msg("feedback.backward_raised", type=type(raised).__name__, error=raised))
     got = leaf_grad(x)
-    return failed(f"MulBackward saved c at version 0, then c.mul_(10.0) made it version 1, and backward still ran: "
-                  f"x.grad = {None if got is None else got.tolist()}, computed from the new c, instead of [3.0, 4.0]. "
-                  "Compare node.saved_versions[name] with the tensor's _version in saved(), and raise when they "
-                  "differ.")
+    return failed(msg("exb5.unchecked", got=None if got is None else got.tolist()))
 
 
 def _unaffected(Tensor: type) -> Feedback | None:  # noqa: N803
@@ -173,10 +161,9 @@ def _unaffected(Tensor: type) -> Feedback | None:  # noqa: N803
     _, error = run(lambda: c.add_(1.0), what="c.add_(1.0)")
     if error is not None:
         return error
-    _, error = run(lambda: y.backward(), what="y.backward() after changing c, which no node saved")
+    _, error = run(lambda: y.backward(), what=msg("exb5.after_unsaved_change"))
     if error is not None:
-        return failed(error.message + "\nHint: only the tensors a node saved matter; c went into an addition, which "
-                      "saves nothing, so this backward is correct and must run.")
+        return failed(error.message + "\n" + msg("exb5.hint_unsaved"))
     result = compare_grad("x.grad", leaf_grad(x), np.array([2.0, 2.0]))
     return None if result else result
 
@@ -184,10 +171,9 @@ def _unaffected(Tensor: type) -> Feedback | None:  # noqa: N803
 def ex_b5_2(saved: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
     """``saved(node, name)``: the saved tensor's array, or an error when its version moved since it was saved."""
     if is_placeholder(saved):
-        return not_answered("your saved function")
+        return not_answered(msg("feedback.your_named_function", name="saved"))
     problem = missing_class(Tensor)
     if problem is not None:
         return problem
     problem = first_failure(lambda: _direct(saved, Tensor), lambda: _stale(Tensor), lambda: _unaffected(Tensor))
-    return finish(problem, "a saved tensor changed in place is refused with PyTorch's error; an unchanged one, or a changed "
-                  "tensor that nobody saved, is fine.")
+    return finish(problem, msg("exb5.saved_passed"))

@@ -9,6 +9,7 @@ import numpy as np
 
 import autograd_lab as al
 
+from ..i18n import msg
 from ._build import compare_grad, first_problem, leaf_grad, make_tensor, missing_class, run
 from ._feedback import Feedback, compare_arrays, failed, is_placeholder, not_answered, passed
 
@@ -36,7 +37,7 @@ def ex_b6_1(mlp: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the learne
     """``mlp(params, x)``: ``tanh(x @ W1 + b1) @ W2 + b2`` with the learner's engine; its output and the gradients of
     every parameter equal autograd_lab's."""
     if is_placeholder(mlp):
-        return not_answered("your mlp function")
+        return not_answered(msg("feedback.your_named_function", name="mlp"))
     problem = missing_class(Tensor)
     if problem is not None:
         return problem
@@ -53,8 +54,8 @@ def ex_b6_1(mlp: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the learne
     result = compare_arrays("mlp(params, x)", getattr(logits, "data", logits), expected.detach().numpy(),
                             reference="autograd_lab", rtol=1e-6, atol=1e-9)
     if not result:
-        return failed(result.message + "\nThe network is tanh(x @ W1 + b1) @ W2 + b2.")
-    _, error = run(lambda: (logits * Tensor(UPSTREAM)).sum().backward(), what="backward through mlp")
+        return failed(result.message + "\n" + msg("exb6.the_network"))
+    _, error = run(lambda: (logits * Tensor(UPSTREAM)).sum().backward(), what=msg("exb6.backward_through", what="mlp"))
     if error is not None:
         return error
     (expected * al.tensor(UPSTREAM)).sum().backward()
@@ -62,7 +63,7 @@ def ex_b6_1(mlp: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the learne
         result = compare_grad(f"{name}.grad", leaf_grad(tensor), reference[name].grad.numpy())
         if not result:
             return result
-    return passed("the same outputs as autograd_lab's, and the same gradients for W1, b1, W2 and b2.")
+    return passed(msg("exb6.mlp_passed"))
 
 
 TARGETS = np.array([0, 2, 1, 2])
@@ -78,8 +79,7 @@ def _cross_entropy_case(cross_entropy: Callable, Tensor: type, logits_values: np
     if error is not None:
         return error
     if loss is None or not hasattr(loss, "backward"):
-        return failed(f"cross_entropy({label}, targets) returned {type(loss).__name__}: return the loss, one of your "
-                      "Tensors holding a single number, made with your engine's ops (so that backward reaches logits).")
+        return failed(msg("exb6.loss_type", label=label, type=type(loss).__name__))
     reference = al.tensor(logits_values, requires_grad=True)
     expected = al.nn.functional.cross_entropy(reference, al.tensor(TARGETS))
     expected.backward()
@@ -87,12 +87,11 @@ def _cross_entropy_case(cross_entropy: Callable, Tensor: type, logits_values: np
     result = compare_arrays(f"cross_entropy({label}, targets)", value, expected.item(), reference="autograd_lab")
     if not result:
         if np.all(np.isfinite(value)) and np.allclose(value, expected.item() * len(TARGETS)):
-            result = failed(result.message + "\nHint: the loss is the mean over the batch, not the sum.")
+            result = failed(result.message + "\n" + msg("exb6.hint_mean"))
         if not np.all(np.isfinite(value)):
-            result = failed(result.message + "\nHint: exp of a large logit overflows. Subtract each row's maximum "
-                            "first (a constant: softmax does not change when a row is shifted).")
+            result = failed(result.message + "\n" + msg("exb6.hint_overflow"))
         return result
-    _, error = run(lambda: loss.backward(), what=f"backward through cross_entropy({label}, targets)")
+    _, error = run(lambda: loss.backward(), what=msg("exb6.backward_through", what=f"cross_entropy({label}, targets)"))
     if error is not None:
         return error
     result = compare_grad(f"logits.grad ({label})", leaf_grad(logits), reference.grad.numpy())
@@ -103,21 +102,21 @@ def ex_b6_2(cross_entropy: Callable, Tensor: type) -> Feedback:  # noqa: N803 - 
     """``cross_entropy(logits, targets)``: the mean of ``-log softmax(logits)[i, targets[i]]``, computed without
     overflow; its value and its gradient equal autograd_lab's."""
     if is_placeholder(cross_entropy):
-        return not_answered("your cross_entropy function")
+        return not_answered(msg("feedback.your_named_function", name="cross_entropy"))
     problem = missing_class(Tensor)
     if problem is not None:
         return problem
-    for values, label in ((LOGITS, "logits"), (LOGITS * 400.0, "large logits")):
+    for values, label in ((LOGITS, "logits"), (LOGITS * 400.0, msg("exb6.large_logits"))):
         problem = _cross_entropy_case(cross_entropy, Tensor, values, label)
         if problem is not None:
             return problem
-    return passed("the mean negative log-likelihood, stable for large logits, with autograd_lab's gradient.")
+    return passed(msg("exb6.cross_entropy_passed"))
 
 
 def ex_b6_3(sgd_step: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the learner's class
     """``sgd_step(params, lr)``: each parameter moves by ``-lr * grad`` and its ``.grad`` is cleared."""
     if is_placeholder(sgd_step):
-        return not_answered("your sgd_step function")
+        return not_answered(msg("feedback.your_named_function", name="sgd_step"))
     problem = missing_class(Tensor)
     if problem is not None:
         return problem
@@ -130,20 +129,17 @@ def ex_b6_3(sgd_step: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the l
     _, error = run(lambda: sgd_step(params, 0.1), what="sgd_step(params, 0.1)")
     if error is not None:
         if "in-place" in error.message:
-            return failed(error.message + "\nHint: a parameter is a leaf that requires grad, so commit refuses it. An "
-                          "optimizer changes the values behind autograd's back: p.data -= lr * p.grad.")
+            return failed(error.message + "\n" + msg("exb6.hint_commit_refuses"))
         return error
     if all(np.array_equal(tensor.data, VALUES[name]) for name, tensor in params.items()):
-        return failed("sgd_step(params, 0.1) left every parameter as it was: update p.data for each p in "
-                      "params.values().")
+        return failed(msg("exb6.unchanged"))
     if all(np.allclose(tensor.data, VALUES[name] + 0.1 * grads[name]) for name, tensor in params.items()):
-        return failed("Every parameter moved along its gradient, uphill: the loss would grow. Subtract lr * p.grad.")
+        return failed(msg("exb6.uphill"))
     for name, tensor in params.items():
-        result = compare_arrays(f"{name} after the step", tensor.data, VALUES[name] - 0.1 * grads[name],
+        result = compare_arrays(msg("exb6.after_step", name=name), tensor.data, VALUES[name] - 0.1 * grads[name],
                                 reference="p - lr * p.grad")
         if not result:
             return result
         if tensor.grad is not None:
-            return failed(f"{name}.grad is still set after the step: the next backward would add onto it (notebook "
-                          "b4). Set p.grad = None once p has been updated.")
-    return passed("every parameter moved against its gradient, and every .grad was cleared for the next batch.")
+            return failed(msg("exb6.grad_kept", name=name))
+    return passed(msg("exb6.sgd_passed"))
