@@ -134,11 +134,7 @@ from .ops.reductions import (
     mean,
     min,
     prod,
-    std,
-    std_mean,
     sum,
-    var,
-    var_mean,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
 from .ops.shape import (
@@ -160,6 +156,7 @@ from .ops.shape import (
     unflatten,
     unsqueeze,
 )
+from .ops.variance import std, std_mean, var, var_mean
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load

@@ -214,4 +214,6 @@ def format_tensor(tensor, prefix: str = "tensor(") -> str:
         suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
+    if tensor._fw_grad is not None:  # a dual tensor (forward-mode AD): its tangent too
+        suffixes.append(f"tangent={tensor._fw_grad!r}")
     return _with_suffixes(prefix + format_array(host, indent), suffixes, indent)

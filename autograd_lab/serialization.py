@@ -18,7 +18,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import zipfile
+import zlib
 from collections import OrderedDict
 from typing import Any, BinaryIO
 
@@ -27,7 +29,7 @@ import numpy as np
 from . import backend
 from .tensor import Tensor
 
-__all__ = ["save", "load", "SerializationError"]
+__all__ = ["save", "load", "SerializationError", "DEFAULT_MAX_BYTES"]
 
 FORMAT = "autograd_lab.save"
 VERSION = 1
@@ -36,8 +38,20 @@ _NODE_TYPES = ("tensor", "none", "bool", "int", "float", "str", "list", "tuple",
 _MAX_DEPTH = 200  # nesting deeper than this is refused when loading (a crafted file cannot exhaust the stack)
 
 
-class SerializationError(ValueError):
-    """A file is not a valid ``al.save`` file, or is one this version cannot read."""
+# What al.load reads at most, in bytes, unless its max_bytes says otherwise: the file's .npy members (the arrays
+# and the manifest) as they are once decompressed. Sizes are checked against it before anything is allocated.
+DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB
+
+
+class SerializationError(pickle.UnpicklingError, RuntimeError, ValueError):
+    """``al.load`` refuses a file: it is not an ``al.save`` file (a pickle, a ``torch.save`` file), it is
+    truncated or corrupted, it is crafted (a pickled object, a size that does not match its data, a structure
+    nested too deep), or it would expand past ``max_bytes``. The message says which.
+
+    It is a ``pickle.UnpicklingError``, as what ``torch.load(weights_only=True)`` raises when it refuses a
+    file, a ``RuntimeError``, as what ``torch.load`` raises for a damaged archive, and a ``ValueError``, as
+    it was before: code written for any of them catches it.
+    """
 
 
 # -- saving -----------------------------------------------------------------------------------------
@@ -143,17 +157,98 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
 
 
 # -- loading ----------------------------------------------------------------------------------------
+_CHUNK = 1 << 20  # an array's data is read into its own memory a MiB at a time
+
+
+class _Archive:
+    """The ``.npy`` members of an ``al.save`` zip, read against a budget of bytes.
+
+    NumPy's ``np.load`` allocates what a ``.npy`` header declares before it reads the data, and takes the zip's
+    word for how far a member expands; here every size is checked first: the member's declared size against
+    what is left of ``max_bytes``, the header's shape and dtype against that size, and the data against the
+    zip's checksum. Nothing is unpickled: headers are parsed by NumPy's literal-only parser and object dtypes
+    are refused.
+    """
+
+    def __init__(self, handle, source: str, max_bytes: int) -> None:
+        self.source = source
+        self.left = max_bytes
+        self.max_bytes = max_bytes
+        try:
+            self.zip = zipfile.ZipFile(handle)
+            self.members = {info.filename: info for info in self.zip.infolist()}
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+            raise SerializationError(f"al.load: cannot read {source} as an al.save file (.npz, a zip of .npy "
+                                     f"arrays): {exc} (a torch.save or pickle file is not read: it could run code)"
+                                     ) from None
+        self.files = [name[:-4] for name in self.members if name.endswith(".npy")]
+
+    def fail(self, message: str) -> SerializationError:
+        return SerializationError(f"al.load: {self.source} is not a valid al.save file: {message}")
+
+    def array(self, name: str) -> np.ndarray:
+        info = self.members.get(name + ".npy")
+        if info is None:
+            raise self.fail(f"it has no array {name!r}")
+        if info.file_size > self.left:
+            raise self._too_big(name, info.file_size)
+        try:
+            with self.zip.open(info) as member:
+                return self._read(name, info, member)
+        except SerializationError:
+            raise
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as exc:
+            # (RuntimeError: an encrypted member; NotImplementedError: a compression method zipfile lacks)
+            raise self.fail(f"array {name!r} is damaged: {type(exc).__name__}: {exc}") from None
+
+    def _too_big(self, name: str, size: int) -> SerializationError:
+        read = self.max_bytes - self.left
+        return SerializationError(
+            f"al.load refused {self.source}: array {name!r} expands to {size} bytes, past the {self.max_bytes} bytes "
+            f"this load may read (max_bytes{f'; {read} read before it' if read else ''}); if you trust the file, "
+            "pass a larger max_bytes to al.load")
+
+    def _read(self, name: str, info: zipfile.ZipInfo, member) -> np.ndarray:
+        version = np.lib.format.read_magic(member)
+        if version not in ((1, 0), (2, 0)):
+            raise self.fail(f"array {name!r} has .npy format version {version}, which al.save never writes")
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran_order, dtype = read_header(member)
+        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+            raise SerializationError(
+                f"al.load refused array {name!r} in {self.source}: its dtype {dtype} holds Python objects or "
+                "records (a pickled object array could run code when loaded; al.save never writes one, so this file "
+                "was made by something else)")
+        if not all(isinstance(n, int) and n >= 0 for n in shape):
+            raise self.fail(f"array {name!r} declares the shape {shape!r}")
+        nbytes = math.prod(shape) * dtype.itemsize
+        held = info.file_size - member.tell()
+        if nbytes != held:
+            raise self.fail(f"array {name!r} declares {dtype} {tuple(shape)} ({nbytes} bytes) but holds {held} bytes")
+        self.left -= info.file_size  # (the member, header included, as it is once decompressed)
+        out = np.empty(shape[::-1] if fortran_order else shape, dtype)
+        view = memoryview(out).cast("B") if nbytes else memoryview(b"")
+        for start in range(0, nbytes, _CHUNK):
+            chunk = member.read(min(_CHUNK, nbytes - start))
+            if not chunk:
+                raise self.fail(f"array {name!r} is truncated")
+            view[start:start + len(chunk)] = chunk
+        if member.read(1):  # (reading to the end also checks the member's CRC-32)
+            raise self.fail(f"array {name!r} holds more than it declares")
+        return out.T if fortran_order else out
+
+
 class _Reader:
     """Rebuilds an object from manifest nodes, checking every node against what the format allows."""
 
-    def __init__(self, archive, source: str, device=backend.CPU) -> None:
+    def __init__(self, archive: _Archive, source: str, device=backend.CPU) -> None:
         self.archive = archive
         self.source = source
         self.device = device  # where loaded tensors go (map_location)
         self.tensors: dict[str, Tensor] = {}
 
     def fail(self, message: str) -> SerializationError:
-        return SerializationError(f"al.load: {self.source} is not a valid al.save file: {message}")
+        return self.archive.fail(message)
 
     def node(self, node, depth: int = 0):
         if depth > _MAX_DEPTH:
@@ -167,23 +262,8 @@ class _Reader:
             return self.tensor(node)
         if kind == "none":
             return None
-        if kind in ("bool", "str"):
-            value = node.get("value")
-            if type(value) is not {"bool": bool, "str": str}[kind]:
-                raise self.fail(f"a {kind} node holds {type(value).__name__}")
-            return value
-        if kind == "int":
-            try:
-                return int(node["value"])
-            except (KeyError, TypeError, ValueError):
-                raise self.fail(f"bad int node {node!r}") from None
-        if kind == "float":
-            value = node.get("value")
-            if isinstance(value, str) and value in ("nan", "inf", "-inf"):
-                return float(value)
-            if type(value) not in (int, float):
-                raise self.fail(f"bad float node {node!r}")
-            return float(value)
+        if kind in ("bool", "str", "int", "float"):
+            return self.scalar(kind, node)
         items = node.get("items")
         if not isinstance(items, list):
             raise self.fail(f"a {kind!r} node without a list of items")
@@ -200,34 +280,44 @@ class _Reader:
             result[key] = self.node(pair[1], depth + 1)
         return result
 
-    def array(self, name: str) -> np.ndarray:
+    def scalar(self, kind: str, node: dict):
+        value = node.get("value")
+        if kind in ("bool", "str"):
+            if type(value) is not {"bool": bool, "str": str}[kind]:
+                raise self.fail(f"a {kind} node holds {type(value).__name__}")
+            return value
         try:
-            return self.archive[name]
-        except ValueError as exc:  # NumPy refuses object arrays when allow_pickle=False
-            raise SerializationError(
-                f"al.load refused array {name!r} in {self.source}: {exc} (a pickled object array could run code "
-                "when loaded; al.save never writes one, so this file was made by something else)") from None
+            if kind == "int" and isinstance(value, str):
+                return int(value)  # (ValueError past Python's limit of 4300 digits, which al.save cannot write either)
+            if kind == "float" and (type(value) in (int, float) or value in ("nan", "inf", "-inf")):
+                return float(value)  # (OverflowError for an int too large for a float)
+        except (ValueError, OverflowError):
+            pass
+        raise self.fail(f"bad {kind} node {str(value)[:80]}")
 
     def tensor(self, node: dict) -> Tensor:
         name = node.get("array")
+        if not isinstance(name, str) or name == _MANIFEST or name not in self.archive.files:
+            raise self.fail(f"tensor node names a missing array {str(name)[:80]!r}")
         if name in self.tensors:  # the same tensor saved twice: one object again
             return self.tensors[name]
-        if not isinstance(name, str) or name == _MANIFEST or name not in self.archive.files:
-            raise self.fail(f"tensor node names a missing array {name!r}")
+        dtype_name = node.get("dtype")
         try:
-            dtype = backend.to_dtype(node.get("dtype"))
+            dtype = backend.to_dtype(dtype_name) if isinstance(dtype_name, str) else None
         except TypeError:
-            raise self.fail(f"unsupported dtype {node.get('dtype')!r}") from None
-        array = self.array(name)
+            dtype = None
+        if dtype is None:
+            raise self.fail(f"unsupported dtype {str(dtype_name)[:80]!r}")
+        array = self.archive.array(name)
         shape = node.get("shape")
         if array.dtype != dtype.np_dtype or not isinstance(shape, list) or tuple(array.shape) != tuple(shape):
             raise self.fail(f"array {name!r} is {array.dtype} {tuple(array.shape)} but the manifest says "
-                            f"{node.get('dtype')} {shape}")
+                            f"{dtype_name} {str(shape)[:80]}")
         requires_grad = node.get("requires_grad", False)
         if not isinstance(requires_grad, bool) or (requires_grad and not dtype.is_floating_point):
-            raise self.fail(f"bad requires_grad {requires_grad!r} for a {dtype.name} tensor")
+            raise self.fail(f"bad requires_grad {str(requires_grad)[:80]} for a {dtype.name} tensor")
         if node.get("class", "Tensor") not in ("Tensor", "Parameter"):
-            raise self.fail(f"unknown tensor class {node.get('class')!r}")
+            raise self.fail(f"unknown tensor class {str(node.get('class'))[:80]!r}")
         tensor = Tensor._make(array if self.device.type == "cpu" else backend.move(array, self.device))
         if node.get("class") == "Parameter":
             from .nn.parameter import Parameter
@@ -238,42 +328,70 @@ class _Reader:
         return tensor
 
 
-def load(f: str | os.PathLike | BinaryIO, map_location=None, *, weights_only: bool | None = None) -> Any:
+def _manifest(archive: _Archive, source: str) -> dict:
+    if _MANIFEST not in archive.files:
+        if "data.pkl" in {name.rsplit("/", 1)[-1] for name in archive.members}:
+            raise archive.fail("it is a torch.save file (a zip of pickles), which al.load does not unpickle: "
+                               "unpickling can run any code. Load it with torch.load(weights_only=True) and save "
+                               "the tensors with al.save")
+        raise archive.fail("it has no __manifest__ entry (was it written by numpy.savez rather than al.save?)")
+    manifest_bytes = archive.array(_MANIFEST)
+    if manifest_bytes.dtype != np.uint8 or manifest_bytes.ndim != 1:
+        raise archive.fail("the manifest is not a byte array")
+    try:
+        manifest = json.loads(manifest_bytes.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # (ValueError: JSON's, and ints past 4300 digits)
+        raise archive.fail(f"the manifest is not valid JSON ({type(exc).__name__})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise archive.fail("the manifest does not name the al.save format")
+    if manifest.get("version") != VERSION:
+        raise SerializationError(f"al.load: {source} has format version {str(manifest.get('version'))[:40]}; this "
+                                 f"autograd_lab reads version {VERSION}")
+    return manifest
+
+
+def load(f: str | os.PathLike | BinaryIO, map_location=None, *, weights_only: bool | None = None,
+         max_bytes: int | None = None) -> Any:
     """Read what :func:`save` wrote. Safe on untrusted files: nothing in the file is executed.
 
     Tensors load on the CPU, wherever they were saved from, unless ``map_location`` names a device
     (``'cuda'``, ``al.device('cuda:0')``). ``weights_only`` is accepted for PyTorch compatibility; loading
     is always restricted to tensors and plain containers.
+
+    ``max_bytes`` bounds what the load reads, decompressed (the ``.npy`` members: arrays and manifest); it defaults
+    to ``DEFAULT_MAX_BYTES`` (1 GiB). Every size is checked against it before memory is allocated, so a
+    small crafted file cannot make the load allocate gigabytes (a zip bomb, a header declaring a huge
+    shape); pass a larger ``max_bytes`` for a larger file you trust.
+
+    A file that is not an ``al.save`` file, or is truncated, corrupted or crafted, raises
+    :class:`SerializationError`, whose message says what is wrong. A path that cannot be opened raises
+    the ``OSError`` that ``open`` raises (``FileNotFoundError``...), as ``torch.load`` does.
     """
+    max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0:
+        raise TypeError(f"al.load: max_bytes must be a non-negative int, got {max_bytes!r}")
     device = backend.CPU if map_location is None else backend.device(map_location)
     if device.type != "cpu":
         try:
             backend.backend_for(device.type)  # unavailable: say so before reading anything
         except RuntimeError as exc:
             raise RuntimeError(f"al.load: map_location={map_location!r} is not available: {exc}") from None
-    source = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "the file object"
-    try:
-        archive = np.load(f, allow_pickle=False)
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise SerializationError(f"al.load: cannot read {source} as an al.save file (.npz): {exc}") from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as handle:
+            return _load(handle, repr(os.fspath(f)), device, max_bytes)
+    return _load(f, "the file object", device, max_bytes)
+
+
+def _load(handle, source: str, device, max_bytes: int) -> Any:
+    start = handle.tell()
+    if handle.read(6) == b"\x93NUMPY":
         raise SerializationError(f"al.load: {source} is a single .npy array, not an al.save file; read it with "
                                  "numpy.load and wrap it with al.from_numpy")
-    with archive:
-        reader = _Reader(archive, source, device)
-        if _MANIFEST not in archive.files:
-            raise reader.fail("it has no __manifest__ entry (was it written by numpy.savez rather than al.save?)")
-        manifest_bytes = reader.array(_MANIFEST)
-        if manifest_bytes.dtype != np.uint8 or manifest_bytes.ndim != 1:
-            raise reader.fail("the manifest is not a byte array")
+    handle.seek(start)
+    archive = _Archive(handle, source, max_bytes)
+    with archive.zip:
+        manifest = _manifest(archive, source)
         try:
-            manifest = json.loads(manifest_bytes.tobytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise reader.fail(f"the manifest is not valid JSON ({type(exc).__name__})") from None
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise reader.fail("the manifest does not name the al.save format")
-        if manifest.get("version") != VERSION:
-            raise SerializationError(f"al.load: {source} has format version {manifest.get('version')!r}; this "
-                                     f"autograd_lab reads version {VERSION}")
-        return reader.node(manifest.get("root"))
-
+            return _Reader(archive, source, device).node(manifest.get("root"))
+        except RecursionError:
+            raise archive.fail("its structure is nested too deep") from None

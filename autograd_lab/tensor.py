@@ -8,6 +8,7 @@ module holds what belongs to the tensor itself.
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 
@@ -91,6 +92,7 @@ class Tensor:
     _view_chain = ()
     _view_version = 0
     _creation_meta = None
+    _fw_grad = None  # forward-mode AD: the tangent, while a dual level is open (autograd/forward_ad.py)
 
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (ndarray * tensor)
     __array_priority__ = 1000
@@ -437,25 +439,30 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __reduce_ex__(self, protocol):
+        """What pickling (every protocol: DataLoader workers' batches, multiprocessing queues) and ``copy.copy``
+        keep, as PyTorch does: the values, ``requires_grad`` and the attributes set on the tensor. Not the history
+        (a non-leaf comes back as a leaf), ``.grad`` nor being a view; ``copy.copy`` shares the values' memory."""
+        attributes = {k: v for k, v in self.__dict__.items() if not hasattr(Tensor, k)}  # (internal state has defaults)
+        return (_rebuild_tensor, (type(self), self._data, self.requires_grad, attributes))
+
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
-                "moment. If you were attempting to deepcopy a module, this may be because of a torch.nn.utils."
+                "moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils."
                 "weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
             )
         if id(self) in memo:
             return memo[id(self)]
         new = type(self)._make(self._data.copy(), requires_grad=self._requires_grad)
+        memo[id(self)] = new
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
-        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            if not hasattr(Tensor, name):  # attributes set on the tensor (internal state has class defaults)
+                setattr(new, name, copy.deepcopy(value, memo))
         return new
-
-    def __reduce_ex__(self, protocol):
-        """Pickling (the batches DataLoader workers send, multiprocessing queues): the values and ``requires_grad``,
-        rebuilt as a leaf. History, ``.grad`` and being a view do not cross, as in PyTorch."""
-        return (_rebuild_tensor, (type(self), self._data, self.requires_grad))
 
     def __repr__(self) -> str:
         from ._tensor_str import format_tensor
@@ -477,10 +484,10 @@ class Tensor:
         return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def _rebuild_tensor(cls, data, requires_grad: bool) -> Tensor:
-    t = cls._make(data)
-    if requires_grad:
-        t.requires_grad_(True)
+def _rebuild_tensor(cls, data, requires_grad: bool, attributes: dict) -> Tensor:
+    """A tensor from what ``Tensor.__reduce_ex__`` kept (unpickling, ``copy.copy``)."""
+    t = cls._make(data, requires_grad=requires_grad)
+    t.__dict__.update(attributes)
     return t
 
 

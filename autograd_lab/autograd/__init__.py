@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from .. import backend as _backend
-from . import engine, function, functional, graph, profiler, variable
+from . import engine, forward_ad, function, functional, graph, profiler, variable
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import BackwardStep, backward_steps, run_to_end
 from .function import Function, FunctionCtx
@@ -29,7 +29,8 @@ _np = _backend.np
 __all__ = ["backward", "grad", "graph", "functional", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "BackwardStep", "backward_steps", "prepare_backward", "gradcheck", "gradgradcheck",
-           "GradcheckError", "function", "Function", "FunctionCtx", "Variable", "variable", "profiler"]
+           "GradcheckError", "function", "Function", "FunctionCtx", "Variable", "variable", "profiler",
+           "forward_ad"]
 
 
 def _as_tuple(value, what: str) -> tuple:
@@ -88,13 +89,15 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
 
 def _edge_grad(edge, g, i: int):
     """The seed gradient for an output given as a ``GradientEdge``: the one passed, checked against the
-    shape and dtype its node records for that output."""
+    shape and dtype its node records for that output; ``None`` gives ones for a one-element output, as in PyTorch
+    (on the device of the history's first leaf: a node records its outputs' shapes and dtypes, not their device)."""
     shape, dtype = edge.node._output_meta[edge.output_nr]
     if g is None:
-        raise RuntimeError(
-            f"grad_outputs[{i}] is None for a GradientEdge output [autograd_lab] (a node records the shape "
-            f"{tuple(shape)} and dtype of its outputs, not their device): pass the gradient for it in grad_outputs"
-        )
+        if int(_np.prod(shape)) != 1:
+            raise RuntimeError(f"grad can be implicitly created only for scalar outputs [autograd_lab] the "
+                               f"GradientEdge given as output {i} has shape {tuple(shape)}: pass its gradient in "
+                               "grad_outputs")
+        return engine._Tensor._make(_backend.namespace_for(_edge_device(edge.node)).ones(shape, dtype=dtype))
     if not isinstance(g, engine._Tensor):
         from ..creation import tensor as make_tensor
         g = make_tensor(g, dtype=_backend.from_np(dtype))
@@ -104,6 +107,23 @@ def _edge_grad(edge, g, i: int):
     if g._data.dtype != dtype and g.is_floating_point():
         g = g.to(_backend.from_np(dtype))
     return g
+
+
+def _edge_device(node):
+    """The device of the first leaf (or custom Function output) found in ``node``'s history; the CPU if none."""
+    stack, seen = [node], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, graph.AccumulateGrad):
+            return node.variable.device
+        devices = [d for d in getattr(node, "_output_devices", ()) if d is not None]
+        if devices:
+            return devices[0]
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return _backend.CPU
 
 
 def _engine_size(shape):
@@ -179,9 +199,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is left alone)."""
     from ..creation import zeros_like
-    if is_grads_batched:
-        raise RuntimeError("is_grads_batched=True is not supported by autograd_lab (it needs vmap): call grad once "
-                           "per row of the batched grad_outputs instead")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
                          "allow_unused=False.")
@@ -199,11 +216,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_inputs(ins)
     _check_roots(outs)
-    grads = _make_grads(outs, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else ())
     if retain_graph is None:
         retain_graph = create_graph
-    captured = run_to_end(backward_steps(outs, grads, retain_graph=retain_graph, create_graph=create_graph,
-                                         inputs=ins, accumulate=False, yield_steps=False))
+    if is_grads_batched:
+        captured = _batched_grads(outs, ins, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else (),
+                                  retain_graph, create_graph)
+    else:
+        grads = _make_grads(outs, _as_tuple(grad_outputs, "grad_outputs") if grad_outputs is not None else ())
+        captured = run_to_end(backward_steps(outs, grads, retain_graph=retain_graph, create_graph=create_graph,
+                                             inputs=ins, accumulate=False, yield_steps=False))
     result = []
     for i, (g, t) in enumerate(zip(captured, ins)):
         if g is None:
@@ -223,6 +244,41 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), result))
     return tuple(result)
+
+
+def _batched_grads(outputs: tuple, inputs: tuple, grad_outputs: tuple, retain_graph: bool, create_graph: bool) -> list:
+    """``grad`` with ``is_grads_batched``: the first dim of each output gradient is a batch; one backward per row
+    (PyTorch vmaps the rows; a loop gives the same values), the gradients stacked along a new first dim."""
+    from ..ops.join import stack
+    if len(grad_outputs) != len(outputs) or any(g is None for g in grad_outputs):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs [autograd_lab] with "
+                           "is_grads_batched=True, pass one batched gradient per output in grad_outputs")
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if _is_edge(out):
+            raise RuntimeError("Batched grads are not supported with GradientEdge")
+        if not isinstance(g, engine._Tensor) or g.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                             f"C++ to convert a 0-dim tensor to a number [autograd_lab] grad_outputs[{i}] has no batch "
+                             "dim: with is_grads_batched=True its first dim is the batch")
+        if tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {_engine_size(g.shape[1:])!r} and "
+                f"output[{i}] has a shape of {out.shape!r}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+    batch = {g.shape[0] for g in grad_outputs}
+    if len(batch) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{[g.shape[0] for g in grad_outputs]} for the mapped dimension")
+    rows = []
+    for b in range(batch.pop()):
+        grads = _make_grads(outputs, tuple(g[b] for g in grad_outputs))
+        last = b == grad_outputs[0].shape[0] - 1
+        rows.append(run_to_end(backward_steps(outputs, grads, retain_graph=retain_graph or not last,
+                                              create_graph=create_graph, inputs=inputs, accumulate=False,
+                                              yield_steps=False)))
+    return [None if row[0] is None else stack(list(row)) for row in zip(*rows)] if rows else [None] * len(inputs)
 
 
 def _input_shape(t) -> tuple:

@@ -2,8 +2,8 @@
 
 While enabled, every recorded node keeps the traceback of the forward call that created it. During
 backward, a node whose gradients contain NaN raises, and any error raised inside a node's backward
-carries that forward traceback *in the exception itself* (not only in a warning that is easy to
-miss), so the learner sees which line of their code built the failing node.
+carries that forward traceback *in the exception itself* (PyTorch only warns it, a warning that is easy to
+miss; it is warned here too), so the learner sees which line of their code built the failing node.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import threading
 import traceback
 import warnings
 
-from ..backend import namespace_of
+from ..backend import namespace_of, np
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
@@ -90,11 +90,28 @@ def forward_trace(node) -> str | None:
     return None if extras is None else extras.anomaly_trace
 
 
+def run_backward(node, grads: tuple, checked) -> list:
+    """A node's backward in anomaly mode (``checked`` is the engine's check of what it returns): its gradients
+    checked for NaN, NumPy's warnings about them silenced (the check reports them, as an error), and an error
+    raised in it carrying the traceback of the forward call that made the node."""
+    try:
+        with np.errstate(all="ignore"):
+            grad_inputs = checked(node, node._backward(grads))
+        if _state.check_nan:
+            check_nan(node, grad_inputs)
+    except Exception as exc:
+        annotate_error(exc, node)
+        raise
+    return grad_inputs
+
+
 def annotate_error(exc: BaseException, node) -> None:
-    """Attach the forward traceback of ``node`` to an error raised during its backward."""
+    """Attach the forward traceback of ``node`` to an error raised during its backward; warn it too, as PyTorch
+    does (its only report): the error itself carries it here, where it cannot be missed."""
     trace = forward_trace(node)
     message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
     message += trace if trace else "  (no traceback recorded: the node was created before anomaly mode was enabled)\n"
+    warnings.warn(message, UserWarning, stacklevel=2)
     if hasattr(exc, "add_note"):  # Python >= 3.11: shown under the error
         exc.add_note(message)
     elif exc.args and isinstance(exc.args[0], str):

@@ -163,17 +163,13 @@ def run_node(node, grads: list, index: int, task: GraphTask) -> BackwardStep:
         step.grad_outputs = grads
     if node.__class__ is AccumulateGrad:
         grad_inputs = ()
-        if grads[0] is not None and task.accumulate:
+        if task.accumulate:
             _accumulate(node, grads[0], task, step)
     elif _any_gradient(grads) or node.runs_without_grads:  # (custom Functions run even without one, as in PyTorch)
-        try:
+        if _anomaly._state.enabled:  # NaN checked; an error carries the traceback of the forward call that made the node
+            grad_inputs = _anomaly.run_backward(node, grads, _checked)
+        else:
             grad_inputs = _checked(node, node._backward(grads))
-            if _anomaly._state.enabled and _anomaly._state.check_nan:
-                _anomaly.check_nan(node, grad_inputs)
-        except Exception as exc:
-            if _anomaly._state.enabled:  # the error carries the traceback of the forward call that made the node
-                _anomaly.annotate_error(exc, node)
-            raise
     else:  # no gradient arrived for any output: none leaves
         grad_inputs = [None] * len(node.next_functions)
     if extras is not None and extras.post_hooks:
@@ -189,14 +185,17 @@ def run_node(node, grads: list, index: int, task: GraphTask) -> BackwardStep:
 
 
 def _run_tensor_hooks(node, grads: list, step: BackwardStep) -> list:
-    """The hooks registered on the tensors that are ``node``'s outputs, each given the gradient of its tensor."""
+    """The hooks registered on the tensors that are ``node``'s outputs, each given the gradient of its tensor
+    (``None`` for an output that got none, as PyTorch calls them; such a hook may not invent one)."""
     for nr, grad in enumerate(grads):
-        if grad is None:
-            continue
         for hook in node._tensor_hooks_for(nr):
             result = hook(grad)
             step.hooks_fired += (("tensor", hook),)
             if result is not None:
+                if grad is None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value [autograd_lab] the hook "
+                                       f"'{getattr(hook, '__name__', hook)}' was called for an output that got no "
+                                       "gradient in this pass: return None when its argument is None")
                 grad = _hook_result(hook, result, grad)
         grads[nr] = grad
     return grads
@@ -246,17 +245,24 @@ def _hook_result(hook, result, grad):
 
 
 def _accumulate(node: AccumulateGrad, grad, task: GraphTask, step: BackwardStep) -> None:
+    """Add ``grad`` into the leaf's ``.grad``; then its post-accumulate-grad hooks run (even when no gradient
+    arrived, as in PyTorch)."""
     leaf = node.variable
-    before, after = node.accumulate(grad, task.create_graph, task.trace)
-    step.accumulated = (leaf, before, after)
+    if grad is not None:
+        before, after = node.accumulate(grad, task.create_graph, task.trace)
+        step.accumulated = (leaf, before, after)
     if leaf._post_acc_hooks:
         for hook in list(leaf._post_acc_hooks.values()):
             result = hook(leaf)
             step.hooks_fired += (("post_accumulate", hook),)
             if result is not None:
+                name = getattr(hook, "__name__", hook)
+                if not isinstance(result, _Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}' [autograd_lab] "
+                                    f"a post-accumulate-grad hook ('{name}') returns None")
                 raise RuntimeError("Tensor post accumulate grad hooks should return None. [autograd_lab] hook "
-                                   f"'{getattr(hook, '__name__', hook)}' returned a {type(result).__name__}; it may "
-                                   "read or change leaf.grad in place, but returns nothing")
+                                   f"'{name}' returned a Tensor; it may read or change leaf.grad in place, but "
+                                   "returns nothing")
 
 
 def _checked(node, grad_inputs) -> list:
@@ -352,8 +358,8 @@ class GraphTask:
                              for node, edges_in in parents.items() if node in self.needed}
         # a node runs if a gradient it sends is needed; the rest of the needed nodes only have theirs taken
         self.executing = {n for n in self.needed if any(c in self.needed for c, _ in n.next_functions if c is not None)}
-        if accumulate:
-            self.executing.update(n for n in self.capture_at if isinstance(n, AccumulateGrad))
+        if accumulate:  # backward(inputs=): PyTorch runs an input's node too (hooks fire; its gradients stop there)
+            self.executing.update(self.capture_at)
 
     def runs(self, node) -> bool:
         """Whether the pass reaches ``node`` at all."""

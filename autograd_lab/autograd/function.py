@@ -29,12 +29,14 @@ import warnings
 from .. import backend
 from ..overrides import handle_torch_function, has_torch_function
 from . import anomaly as _anomaly
+from . import forward_ad
 from . import grad_mode as _gm
 from .graph import Node, gradient_edge
 from .saved import SavedTensor
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
+_dual = forward_ad._state
 _ONCE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
@@ -59,6 +61,7 @@ class FunctionCtx:
     dirty_tensors = None
     non_differentiable = None
     _materialize_grads = True
+    _forward_saved = None  # what save_for_forward kept; ``saved_tensors`` reads it while ``jvp`` runs
 
     def save_for_backward(self, *tensors) -> None:
         """Keep ``tensors`` (or ``None``) for backward; read them back as ``ctx.saved_tensors``.
@@ -74,6 +77,15 @@ class FunctionCtx:
                     " [autograd_lab] keep non-tensor values as attributes of ctx instead (ctx.name = value)"
                 )
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors) -> None:
+        """Keep ``tensors`` (or ``None``) for ``jvp``, the forward-mode derivative; inside ``jvp`` they are
+        ``ctx.saved_tensors``. Kept only until ``jvp`` has run."""
+        for i, t in enumerate(tensors):
+            if t is not None and not _is_tensor(t):
+                raise TypeError(f"save_for_forward expects all arguments to be tensors; but got {type(t).__name__} at "
+                                f"position {i} [autograd_lab] keep non-tensor values as attributes of ctx instead")
+        self._forward_saved = tensors
 
     def mark_dirty(self, *tensors) -> None:
         """Declare the inputs that ``forward`` modified in place; they must be returned as outputs.
@@ -115,7 +127,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
-        """The tensors given to ``save_for_backward``, each checked against in-place changes."""
+        """The tensors given to ``save_for_backward``, each checked against in-place changes (in ``jvp``: those
+        given to ``save_for_forward``)."""
+        if self._forward_saved is not None:
+            return self._forward_saved
         return tuple(None if record is None else record.unpack(self) for record in self._saved)
 
     @property
@@ -260,6 +275,14 @@ class Function(metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward-mode derivative: given one tangent per argument of forward (zeros for a tensor without one,
+        None for a non-tensor), return one tangent (or None) per output. Tensors kept with
+        ``ctx.save_for_forward`` are ``ctx.saved_tensors`` here."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on the arguments and, if any tensor argument requires grad, record the node."""
@@ -282,7 +305,7 @@ class Function(metaclass=FunctionMeta):
         executable = _gm._state.grad_enabled and not _gm._state.inference and any(ctx.needs_input_grad)
         if executable:
             ctx.next_functions = tuple(gradient_edge(a) if is_t else (None, 0) for is_t, a in zip(ctx._arg_is_tensor, args))
-        with _gm.no_grad():
+        with _gm.no_grad(), forward_ad.without_tangents():  # (forward's own ops carry no tangents: jvp gives them)
             if setup_style:
                 output = cls.forward(*args)
                 cls.setup_context(ctx, args, output)
@@ -290,6 +313,8 @@ class Function(metaclass=FunctionMeta):
                 output = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(output, tuple)
         outputs, aliased = _wrap_outputs(cls, ctx, args, output if is_tuple else (output,), executable)
+        if _dual.level is not None:  # forward-mode AD: the outputs' tangents, from cls.jvp
+            forward_ad.function_jvp(cls, ctx, args, outputs)
         if executable:
             _save_tensors(ctx, aliased if setup_style else set())
             for out in outputs:  # a modified view's base got a CopySlices around ctx: it keeps (and frees) ctx's saves

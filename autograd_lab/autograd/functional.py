@@ -1,11 +1,14 @@
 """``autograd.functional``: Jacobians, Hessians and their products with vectors, built on ``autograd.grad``.
 
-Like PyTorch's module of the same name, everything here composes reverse mode:
+Built on ``autograd.grad`` and on forward mode (:mod:`.forward_ad`):
 
 * ``vjp``  v^T J: one backward pass seeded with ``v``.
-* ``jvp``  J v: the *double-backward trick*. The VJP u -> J^T u is linear in a dummy seed ``u``;
-  differentiating it with respect to ``u`` along ``v`` gives J v with a second backward pass.
-* ``jacobian``: one VJP per output element (a row of J each); ``hessian``: the Jacobian of the gradient.
+* ``jvp``  J v: one forward-mode pass, the inputs carrying ``v`` as tangents (PyTorch's ``functional.jvp``
+  uses the *double-backward trick* instead, which is kept here for ``strict=True`` and for functions using
+  an op or Function without a forward derivative: the VJP u -> J^T u is linear in a dummy seed ``u``, so
+  differentiating it with respect to ``u`` along ``v`` gives J v with a second backward pass).
+* ``jacobian``: one VJP per output element (a row of J each), or with ``strategy="forward-mode"`` one JvP per
+  input element (a column each); ``hessian``: the Jacobian of the gradient.
 * ``vhp`` v^T H: the gradient of <grad f, v>; ``hvp`` H v: the double-backward trick on the gradient.
 
 Each function takes a tensor or a tuple of tensors and returns results in the same form.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import forward_ad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -188,9 +192,36 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), J v)``: the Jacobian-vector product at ``inputs``, shaped like the outputs.
 
-    Computed with two backward passes (the double-backward trick), as PyTorch's ``functional.jvp`` does:
-    ``g(u) = J^T u`` is linear in a dummy ``u``, so the gradient of ``<g(u), v>`` with respect to ``u`` is J v.
+    Computed in forward mode: one pass of ``func`` on dual inputs whose tangents are ``v``. With ``strict=True``,
+    inside a dual level, or when ``func`` uses an op or custom Function without a forward derivative, it is computed
+    as PyTorch's ``functional.jvp`` computes it, with two backward passes (the double-backward trick): ``g(u) = J^T u``
+    is linear in a dummy ``u``, so the gradient of ``<g(u), v>`` with respect to ``u`` is J v. Same values.
     """
+    if not strict and forward_ad._state.level is None:
+        try:
+            return _forward_jvp(func, inputs, v, create_graph)
+        except NotImplementedError as exc:
+            if not getattr(exc, "forward_rule_missing", False):
+                raise  # (else an op without a forward derivative: by two backward passes instead)
+    return _double_backward_jvp(func, inputs, v, create_graph, strict)
+
+
+def _forward_jvp(func: Callable, inputs, v, create_graph: bool):
+    from ..creation import ones_like, zeros_like
+    inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+    inputs = _fresh_leaves(inputs, create_graph, need_graph=True)  # (func may differentiate its inputs itself)
+    v = _prepare_v(v, inputs, inputs_tuple, create_graph, "jvp", _V_FOR_INPUT)
+    v = tuple(ones_like(x) if t is None else t for t, x in zip(v, inputs))
+    with forward_ad.dual_level(), enable_grad():
+        duals = tuple(forward_ad.make_dual(x, t) for x, t in zip(inputs, v))
+        outputs_tuple, outputs = _as_tuple(func(*duals), "outputs of the user-provided function", "jvp")
+        unpacked = [forward_ad.unpack_dual(out) for out in outputs]
+    outputs = tuple(primal for primal, _ in unpacked)
+    products = tuple(zeros_like(out) if tangent is None else tangent for out, (_, tangent) in zip(outputs, unpacked))
+    return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(products, create_graph), outputs_tuple)
+
+
+def _double_backward_jvp(func: Callable, inputs, v, create_graph: bool, strict: bool):
     from ..creation import zeros_like
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -289,12 +320,8 @@ def _stack_rows(rows: list, shape: tuple, like, stack):
 
 
 def _forward_jacobian(func: Callable, inputs, strict: bool, vectorize: bool):
-    """The Jacobian by columns: one J v per input element, each by the double-backward trick.
-
-    PyTorch builds these columns with forward-mode AD (dual numbers); autograd_lab has reverse mode
-    only, so the columns come from ``jvp``'s trick. Same values, and the dtype is the outputs'.
-    """
-    from ..creation import zeros, zeros_like
+    """The Jacobian by columns: one J v per input element, by forward-mode AD (dual numbers), as PyTorch builds
+    them (where ``func`` uses an op without a forward derivative, by ``jvp``'s double-backward trick)."""
     from ..ops.join import stack
     if strict:
         raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
@@ -304,24 +331,69 @@ def _forward_jacobian(func: Callable, inputs, strict: bool, vectorize: bool):
         # PyTorch's text, word for word (its missing space included), as the oracle test compares it
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                   "only implemented for `vectorize=True`.")
+    inputs = _fresh_leaves(inputs, create_graph=False, need_graph=True)  # (func may differentiate them: a Hessian)
+    try:
+        outputs_tuple, columns = _forward_columns(func, inputs)
+    except NotImplementedError as exc:
+        if not getattr(exc, "forward_rule_missing", False):
+            raise
+        outputs_tuple, columns = _double_backward_columns(func, inputs)
+    jac = [[None] * len(inputs) for _ in columns]
+    for i, per_input in enumerate(columns):
+        for j, (inp, (out_shape, dtype, cols)) in enumerate(zip(inputs, per_input)):
+            shape = tuple(out_shape) + tuple(inp.shape)
+            jac[i][j] = stack(cols, -1).reshape(shape) if cols else _zeros(shape, dtype)
+    return _unpack(tuple(tuple(row) for row in jac), outputs_tuple, inputs_tuple)
+
+
+def _zeros(shape, dtype):
+    from ..creation import zeros
+    return zeros(shape, dtype=dtype)
+
+
+def _basis(inp, k: int):
+    """The k-th one-hot tensor shaped like ``inp``."""
+    from ..creation import zeros
+    basis = zeros(inp.numel(), dtype=inp.dtype)
+    basis._data[k] = 1
+    return basis.view(inp.shape)
+
+
+def _forward_columns(func: Callable, inputs: tuple):
+    """``(outputs were a tuple, [output][input] -> (shape, dtype, columns))``: one forward pass per input element."""
+    from ..creation import zeros_like
+    columns = None
+    for j, inp in enumerate(inputs):
+        for k in range(inp.numel()):
+            with forward_ad.dual_level(), enable_grad():
+                duals = [forward_ad.make_dual(x, _basis(x, k) if i == j else zeros_like(x)) for i, x in enumerate(inputs)]
+                outputs_tuple, outputs = _as_tuple(func(*duals), "outputs", "jacobian")
+                if columns is None:
+                    columns = [[(out.shape, out.dtype, []) for _ in inputs] for out in outputs]
+                for i, out in enumerate(outputs):
+                    tangent = forward_ad.unpack_dual(out).tangent
+                    columns[i][j][2].append(zeros_like(out) if tangent is None else tangent.detach())
+    if columns is None:  # no input has an element: the outputs' shapes from one plain call
+        outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs", "jacobian")
+        columns = [[(out.shape, out.dtype, []) for _ in inputs] for out in outputs]
+    return outputs_tuple, columns
+
+
+def _double_backward_columns(func: Callable, inputs: tuple):
+    """As ``_forward_columns``, each column by ``jvp``'s double-backward trick."""
+    from ..creation import zeros_like
     with enable_grad():
         inputs = _fresh_leaves(inputs, create_graph=False, need_graph=True)
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs", "jacobian")
         dummy = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         vjp_of_dummy = _grad(outputs, inputs, dummy, create_graph=True)
-    jac = [[None] * len(inputs) for _ in outputs]
+    columns = [[(out.shape, out.dtype, []) for _ in inputs] for out in outputs]
     for j, (inp, g) in enumerate(zip(inputs, vjp_of_dummy)):
-        columns: list[list] = [[] for _ in outputs]
         for k in range(inp.numel()):
-            basis = zeros(inp.numel(), dtype=inp.dtype)
-            basis._data[k] = 1
-            column = _grad((g,), dummy, (basis.view(inp.shape),), retain_graph=True)
+            column = _grad((g,), dummy, (_basis(inp, k),), retain_graph=True)
             for i, (c, out) in enumerate(zip(column, outputs)):
-                columns[i].append(c if c is not None else zeros_like(out))
-        for i, out in enumerate(outputs):
-            shape = out.shape + inp.shape
-            jac[i][j] = stack(columns[i], -1).reshape(shape) if columns[i] else zeros(shape, dtype=out.dtype)
-    return _unpack(tuple(tuple(row) for row in jac), outputs_tuple, inputs_tuple)
+                columns[i][j][2].append(c if c is not None else zeros_like(out))
+    return outputs_tuple, columns
 
 
 def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,

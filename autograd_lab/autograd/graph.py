@@ -104,7 +104,7 @@ class _NodeExtras:
     """What few nodes have: hooks, user metadata, the forward traceback of anomaly mode."""
 
     __slots__ = ("pre_hooks", "post_hooks", "tensor_pre_hooks", "retain_grad_hooks", "metadata",
-                 "anomaly_trace")
+                 "anomaly_trace", "output_tangents")
 
     def __init__(self) -> None:
         self.pre_hooks: dict = {}
@@ -113,6 +113,7 @@ class _NodeExtras:
         self.retain_grad_hooks: dict = {}  # output_nr -> fn
         self.metadata: dict = {}
         self.anomaly_trace: str | None = None
+        self.output_tangents: tuple | None = None  # forward-mode AD: (dual level, tangents) of a node that saves its result
 
 
 class _SavedAttribute:

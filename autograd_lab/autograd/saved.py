@@ -20,6 +20,8 @@ import threading
 import weakref
 from contextlib import contextmanager
 
+from . import forward_ad
+
 __all__ = ["VersionCounter", "SavedTensor", "saved_tensors_hooks", "disable_saved_tensors_hooks",
            "allow_mutation_on_saved_tensors"]
 
@@ -29,8 +31,14 @@ FREED_MESSAGE = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
+DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not supported, "
+    "please use out-of-place `.detach()` instead [autograd_lab] a tensor this node saved for backward lost its "
+    "history when .detach_() was called on it; detach a copy (t.detach()) instead"
+)
 
 _Tensor = None  # set by autograd_lab.tensor once Tensor exists (it imports this module)
+_dual = forward_ad._state
 
 
 class VersionCounter:
@@ -67,7 +75,8 @@ class SavedTensor:
     """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc."""
 
     __slots__ = ("_tensor", "_data", "_version_counter", "saved_version", "is_output", "output_nr",
-                 "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge", "_view_history")
+                 "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge", "_view_history",
+                 "_was_non_leaf")
 
     def __init__(self, tensor, is_output: bool, name: str):
         if tensor._is_inference:
@@ -103,8 +112,9 @@ class SavedTensor:
         else:
             self._tensor = tensor
             self._data = None
+            self._was_non_leaf = tensor._grad_fn is not None  # (``.detach_()`` on it later is an error in backward)
 
-    def unpack(self, node):
+    def unpack(self, node, for_backward: bool = False):
         """The saved tensor, after checking that no in-place op changed it since it was saved.
 
         With saved-tensor hooks, what the unpack hook returns is checked only when it is the saved
@@ -130,12 +140,17 @@ class SavedTensor:
         if current != self.saved_version:
             raise RuntimeError(self._version_error(node, current))
         if self.is_output:
-            return _Tensor._make(self._data, grad_fn=self._output_history(node), output_nr=self.output_nr,
-                                 version_counter=self._version_counter)
+            output = _Tensor._make(self._data, grad_fn=self._output_history(node),
+                                   output_nr=self.output_nr, version_counter=self._version_counter)
+            if _dual.level is not None:  # forward-mode AD through a backward (create_graph): the output's tangent too
+                forward_ad.restore_output_tangent(output, node, self.output_nr)
+            return output
+        if for_backward and self._tensor._grad_fn is None and self._was_non_leaf:
+            raise RuntimeError(DETACHED_MESSAGE)
         return self._tensor
 
     def unpack_data(self, node):
-        """The saved array, checked as ``unpack`` checks it (what a derivative running on arrays reads). Without
+        """The saved array, checked as ``unpack`` checks it in backward (what a derivative running on arrays reads). Without
         hooks no tensor is built; with hooks, the unpack hook runs as for ``unpack`` and its tensor's array is
         used, so a backward through hooks computes exactly what one without hooks does."""
         if self._unpack_hook is not None:
@@ -145,7 +160,12 @@ class SavedTensor:
         current = self._version_counter.value
         if current != self.saved_version:
             raise RuntimeError(self._version_error(node, current))
-        return self._data if self.is_output else self._tensor._data
+        if self.is_output:
+            return self._data
+        tensor = self._tensor
+        if tensor._grad_fn is None and self._was_non_leaf:
+            raise RuntimeError(DETACHED_MESSAGE)
+        return tensor._data
 
     # -- read-only facts for tools such as the lab: no unpacking, no version check, no hook runs ----
     @property

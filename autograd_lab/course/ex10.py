@@ -17,11 +17,13 @@ __all__ = ["ex_10_1", "ex_10_2", "ex_10_3"]
 
 # -- exercise 1: count the trainable parameters -----------------------------------------------------------
 def _models() -> list[tuple[str, al.nn.Module]]:
+    state = al.get_rng_state()  # their initial weights must not shift the learner's random numbers
     frozen = al.nn.Sequential(al.nn.Linear(64, 32), al.nn.ReLU(), al.nn.Linear(32, 10))
     frozen[0].requires_grad_(False)
-    return [("nn.Linear(64, 10)", al.nn.Linear(64, 10)),
-            ("nn.Conv2d(1, 8, 3)", al.nn.Conv2d(1, 8, 3)),
-            (msg("ex10.frozen_mlp"), frozen)]
+    models = [("nn.Linear(64, 10)", al.nn.Linear(64, 10)), ("nn.Conv2d(1, 8, 3)", al.nn.Conv2d(1, 8, 3)),
+              (msg("ex10.frozen_mlp"), frozen)]
+    al.set_rng_state(state)
+    return models
 
 
 def ex_10_1(count_parameters: Callable) -> Feedback:

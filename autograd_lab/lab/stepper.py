@@ -173,6 +173,7 @@ class Stepper:
         return overlay
 
     def caption(self) -> str:
+        """What the current step did (before the first: how many nodes there are), true wherever it is read."""
         if self.index == 0:
             return msg("lab.step.before", total=self.total)
         text = self.frames[self.index - 1].caption(self.total)
@@ -203,7 +204,9 @@ class Stepper:
         return node_details(self.snapshot, selected, extra)
 
     def _state(self) -> dict:
-        return {"enabled": True, "index": self.index, "total": self.total, "caption": self.caption(),
+        # the widget shows its caption beside its buttons: only there can the reader press Next
+        caption = self.caption() + (msg("lab.step.press_next") if self.index == 0 else "")
+        return {"enabled": True, "index": self.index, "total": self.total, "caption": caption,
                 "current": self.frames[self.index - 1].node if self.index else "", "interval_ms": self.interval_ms}
 
     def _on_action(self, message: dict) -> None:
@@ -238,7 +241,9 @@ class Stepper:
                     self._widget.details = self._details(self._widget.selected)
 
     def __repr__(self) -> str:
-        return f"<Stepper {self.caption()}>"
+        # also the text of a stored notebook, read where no kernel runs (the docs site): no button to point at
+        how = msg("lab.step.how_to_run") if self.index == 0 else ""
+        return f"<Stepper {self.caption()}{how}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs) -> dict:
         from .draw import outline, static_bundle

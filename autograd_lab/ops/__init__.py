@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     scatter_gather,
     shape,
     split,
+    variance,
 )
 from ._args import checked
 from .pointwise import ToCopyBackward0

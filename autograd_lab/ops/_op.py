@@ -32,7 +32,11 @@ is saved only if a derivative that reads it will run: ``a * 3`` with ``a`` requi
 parameters named in ``tensor_params`` (a loss's ``target``, an ``index``, a ``mask``: tensors no
 gradient flows to) are given as tensors: ``forward`` gets their arrays, and a saved one is a
 version-checked record like an input (changing a target in place before ``backward()`` is an error, not
-a silently different gradient).
+a silently different gradient); like an input, it is kept only if a derivative that will run reads it.
+
+*Forward derivatives* (forward-mode AD) sit beside the backward ones: ``f_<input>(tangent, <names>)`` per
+input (``f_self = d_self`` for an element-wise op), one ``jvp``, or ``jvp = LINEAR``; see
+:mod:`autograd_lab.ops._op_forward`. When no dual level is open, ``apply`` spends one check on them.
 """
 
 from __future__ import annotations
@@ -42,19 +46,23 @@ from numbers import Number
 from operator import itemgetter
 
 from .. import backend
+from ..autograd import forward_ad
 from ..autograd import grad_mode as _gm
 from ..autograd.graph import Node, gradient_edge, output_meta
 from ..autograd.profiler import _state as _profiling
-from ..autograd.saved import SavedTensor
+from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..overrides import handle_torch_function, has_torch_function
 from ..tensor import Tensor
+from . import _op_forward
 from ._errors import OpError, function_name, op_failed
+from ._op_forward import LINEAR
 
-__all__ = ["Op", "OpError"]
+__all__ = ["Op", "OpError", "LINEAR"]
 
 _NO_EDGE = (None, 0)  # the edge of an input that gets no gradient
 _ndarray = backend.np.ndarray
 _MASK = "grad_input_mask"  # the one formula parameter that is not a saved value
+_dual = forward_ad._state  # per thread: the open dual level of forward-mode AD, if any
 
 
 class Op(Node):
@@ -76,11 +84,12 @@ class Op(Node):
     _wants_mask = False  # whether a formula takes grad_input_mask
     _tensor_positions: tuple = ()  # where ``saves`` has an input or the result (their dtypes are checked)
     _record_positions: tuple = ()  # where ``saves`` may hold a saved-tensor record (those, a tensor parameter)
+    _forward_rule = None  # forward-mode AD: the f_<input> rules (or jvp) bound by name (``ops/_op_forward.py``)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         for attr, value in list(vars(cls).items()):
-            if (attr in ("forward", "backward") or attr.startswith("d_")) and inspect.isfunction(value):
+            if (attr in ("forward", "backward", "jvp") or attr.startswith(("d_", "f_"))) and inspect.isfunction(value):
                 setattr(cls, attr, staticmethod(value))
         if cls.forward is not None:
             _read_definition(cls)
@@ -115,6 +124,8 @@ class Op(Node):
                 node._saved = _saved_for(cls, edges, inputs, outputs[0], params)
             for out in outputs:
                 out._grad_fn = node
+        if _dual.level is not None:  # forward-mode AD: the outputs' tangents, by the op's forward rule
+            _op_forward.propagate(cls, inputs, params, outputs)
         return tuple(outputs) if multi else outputs[0]
 
     # -- backward -----------------------------------------------------------------------------
@@ -127,6 +138,8 @@ class Op(Node):
         gradient's, NumPy would promote differently from PyTorch: then the tensors are used either way.)
         """
         cls = type(self)
+        if self._released and self._freed_number():
+            raise RuntimeError(FREED_MESSAGE)
         grad = grad_outputs[0] if len(grad_outputs) == 1 else grad_outputs
         on_arrays = not _gm._state.grad_enabled
         values = self._unpacked_saved(on_arrays) if self._saved else []
@@ -149,7 +162,9 @@ class Op(Node):
         return result
 
     def _release_saved(self) -> list[str]:
-        """Free the records this node keeps (the other saved values are sizes and numbers); their names."""
+        """Free the records this node keeps (the other saved values are sizes and settings); their names. A Python
+        number saved as an input counts as freed from now on too (``_freed_number``): PyTorch saves it as a
+        tensor, so a second backward raises there."""
         freed = []
         saved = self._saved
         for i in type(self)._record_positions:
@@ -165,15 +180,20 @@ class Op(Node):
         self._released = True
         return freed
 
+    def _freed_number(self) -> bool:
+        """Whether this released node kept a Python number as an input (read now, it is a freed saved value)."""
+        saved = self._saved
+        return any(saved[i].__class__ in _NUMBERS for i in type(self)._record_positions)
+
     def _unpacked_saved(self, as_arrays: bool) -> list:
         """The saved values in ``saves`` order, records unpacked (version-checked) to arrays or tensors."""
         values = []
         for value in self._saved:
             if value.__class__ is SavedTensor:
-                value = value.unpack_data(self) if as_arrays else value.unpack(self)
+                value = value.unpack_data(self) if as_arrays else value.unpack(self, True)
             elif value.__class__ is tuple and SavedTensor in map(type, value):  # an index key (tensor_params)
                 value = tuple(v if v.__class__ is not SavedTensor else v.unpack_data(self) if as_arrays
-                              else v.unpack(self) for v in value)
+                              else v.unpack(self, True) for v in value)
             values.append(value)
         return values
 
@@ -181,6 +201,8 @@ class Op(Node):
         """How ``_saved_<name>`` reads a value that is not a tensor record: as PyTorch shows it."""
         name, kind, _, _ = type(self)._save_plan[index]
         if kind == "input" and isinstance(value, Number):  # a Python scalar operand reads as a 0-dim tensor
+            if self._released:
+                raise RuntimeError(FREED_MESSAGE)
             return Tensor._make(backend.np.asarray(value))
         if kind == "tensor_param" and value.__class__ is tuple:  # an index key: its tensors, None for a whole dim
             return tuple(v.unpack(self) if v.__class__ is SavedTensor else None if v == slice(None) else v
@@ -191,6 +213,7 @@ class Op(Node):
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+_NUMBERS = (int, float, bool)
 
 
 # -- reading an op's definition (once, when its class is created) ----------------------------------
@@ -222,6 +245,7 @@ def _read_definition(cls) -> None:
     cls._tensor_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan) if kind in ("input", "result"))
     cls._record_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan)
                                   if kind in ("input", "result", "tensor_param"))
+    _op_forward.read_forward_rule(cls)
 
 
 def _bound(fn, positions: list):
@@ -251,18 +275,20 @@ def _saved_names(cls, fn) -> list[str]:
 
 
 def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
-    """How to save ``name``: ``(name, kind, key, readers)``; ``readers``, for an input, are the inputs whose
-    derivative reads it (it is saved only if one of them needs a gradient), ``None`` for "always"."""
+    """How to save ``name``: ``(name, kind, key, readers)``; ``readers``, for an input or a tensor parameter, are the
+    inputs whose derivative reads it (it is saved only if one of them needs a gradient), ``None`` for "always"."""
+    readers = None if cls.backward is not None else tuple(i for i, names in enumerate(reads) if name in names)
     if name == "result":
         return (name, "result", 0, None)
     if name in cls._inputs:
-        readers = None if cls.backward is not None else tuple(i for i, names in enumerate(reads) if name in names)
         return (name, "input", cls._inputs.index(name), readers)
     base, _, what = name.rpartition("_sym_")
     if what in ("sizes", "strides", "numel") and base in cls._inputs:
         return (name, what, cls._inputs.index(base), None)
+    if name in cls.tensor_params:  # (like an input: kept only if a derivative that will run reads it)
+        return (name, "tensor_param", name, readers)
     if name in keywords:
-        return (name, "tensor_param" if name in cls.tensor_params else "param", name, None)
+        return (name, "param", name, None)
     raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, 'result', an input's "
                     "_sym_sizes/_sym_strides/_sym_numel nor a keyword parameter of forward")
 
@@ -344,7 +370,7 @@ def _saved_for(cls, edges, inputs, result, params) -> tuple:
         else:  # a keyword parameter (its default if the call left it out); a tensor one as a record
             value = params[key] if key in params else cls._keyword_defaults[key]
             if kind == "tensor_param":
-                value = _saved_param(value, name)
+                value = None if readers is not None and not _any_edge(edges, readers) else _saved_param(value, name)
         saved.append(value)
     return tuple(saved)
 

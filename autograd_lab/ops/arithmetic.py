@@ -43,6 +43,8 @@ class AddBackward0(Op):
     def d_other(grad, alpha):
         return grad if alpha == 1 else grad * alpha
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class SubBackward0(Op):
     """out = self - alpha * other"""
@@ -58,6 +60,8 @@ class SubBackward0(Op):
     def d_other(grad, alpha):
         return -grad if alpha == 1 else grad * -alpha
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class RsubBackward1(Op):
     """out = other - alpha * self, for ``number - tensor``"""
@@ -69,6 +73,8 @@ class RsubBackward1(Op):
 
     def d_self(grad, alpha):
         return -grad if alpha == 1 else grad * -alpha
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class MulBackward0(Op):
@@ -85,6 +91,8 @@ class MulBackward0(Op):
     def d_other(grad, self):
         return grad * self
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class DivBackward0(Op):
     """out = self / other (true division: integers give floats)"""
@@ -98,24 +106,31 @@ class DivBackward0(Op):
         return grad / other
 
     def d_other(grad, self, other):
-        return -grad * self / (other * other)
+        return -grad * ((self / other) / other)  # PyTorch's order: no other * other to overflow, nor 0 * inf
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 class DivBackward2(Op):
     """out = self / other rounded with ``rounding_mode`` ('floor' or 'trunc'): piecewise constant"""
-    saves = ("rounding_mode",)
+    saves = ("other", "rounding_mode", "self")
     promotes = True
 
     def forward(xp, self, other, *, rounding_mode):
-        quotient = xp.true_divide(self, other)
-        out = xp.floor(quotient) if rounding_mode == "floor" else xp.trunc(quotient)
+        # floor: NumPy's floor_divide is Python's and PyTorch's a // b (floor(a / b) of the rounded quotient
+        # is off by one where a / b rounds up to an integer, as 9.0 / -0.3 does; inf // 2 is nan)
+        out = xp.floor_divide(self, other) if rounding_mode == "floor" else xp.trunc(xp.true_divide(self, other))
         return xp.asarray(out).astype(xp.result_type(self, other))
 
-    def d_self(grad):
-        return grad * 0  # zero where defined; keeps NaN/inf where the incoming gradient has them (PyTorch's formula)
+    # Zero even where the incoming gradient is NaN or infinite, as in PyTorch. They take the operands PyTorch's
+    # formulas take, so that these are saved and freed as there (a second backward raises).
+    def d_self(grad, other):
+        return formulas.zeros_like(grad)
 
-    def d_other(grad):
-        return grad * 0
+    def d_other(grad, self, other):
+        return formulas.zeros_like(grad)
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 class ReciprocalBackward0(Op):
@@ -129,6 +144,8 @@ class ReciprocalBackward0(Op):
     def d_self(grad, result):
         return -grad * result * result
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class NegBackward0(Op):
     """out = -self"""
@@ -139,18 +156,28 @@ class NegBackward0(Op):
     def d_self(grad):
         return -grad
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
+
+def _scalar_power(x, exponent):
+    """``x ** exponent`` for a number ``exponent``, as PyTorch computes it: the power -0.5 is ``1 / sqrt(x)``
+    (PyTorch's rsqrt), so it is NaN at -inf as ``x ** 0.5`` is (NumPy's power gives 0 there)."""
+    return 1 / formulas.sqrt(x) if exponent == -0.5 else x ** exponent
+
 
 class PowBackward0(Op):
     """out = self ** exponent, exponent a number"""
     saves = ("exponent", "self")
 
     def forward(xp, self, *, exponent):
-        return self ** exponent
+        return _scalar_power(self, exponent)
 
     def d_self(grad, exponent, self):
         if exponent == 0:
             return formulas.zeros_like(grad)
-        return grad * exponent * self ** (exponent - 1)
+        return grad * exponent * _scalar_power(self, exponent - 1)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class PowBackward1(Op):
@@ -161,13 +188,16 @@ class PowBackward1(Op):
     def forward(xp, self, exponent):
         if exponent.dtype.kind in "iu" and self.dtype.kind in "iu":
             return _int_power(xp, self, exponent)
-        return self ** exponent
+        return formulas.power(self, exponent)  # (PyTorch's pow: a 0-dim exponent 0.5 is no sqrt)
 
     def d_self(grad, self, exponent):
-        return formulas.where(exponent == 0, 0.0, grad * exponent * self ** (exponent - 1))
+        return formulas.where(exponent == 0, 0.0, grad * exponent * formulas.power(self, exponent - 1))
 
     def d_exponent(grad, self, exponent, result):
-        return formulas.where((self == 0) & (exponent >= 0), 0.0, grad * result * formulas.log(self))
+        # the gradient multiplies the masked factor, as in PyTorch: a NaN arriving where self == 0 stays NaN
+        return grad * formulas.where((self == 0) & (exponent >= 0), 0.0, result * formulas.log(self))
+
+    f_self, f_exponent = d_self, d_exponent  # element-wise: the forward derivatives are the backward ones
 
 
 class PowBackward2(Op):
@@ -179,9 +209,11 @@ class PowBackward2(Op):
         return _int_power(xp, base, exponent) if exponent.dtype.kind in "iu" else base ** exponent
 
     def d_exponent(grad, exponent, result, self):
-        if self == 0:
-            return formulas.where(exponent >= 0, 0.0, grad * result * float("-inf"))
+        if self == 0:  # (the gradient multiplies the masked factor, as in PyTorch)
+            return grad * formulas.where(exponent >= 0, 0.0, result * float("-inf"))
         return grad * result * float(backend.np.log(self))
+
+    f_exponent = d_exponent  # element-wise: the forward derivative is the backward one
 
 
 class RemainderBackward0(Op):
@@ -190,13 +222,18 @@ class RemainderBackward0(Op):
     promotes = True
 
     def forward(xp, self, other):
-        return xp.remainder(self, other)
+        if xp.result_type(self, other).kind != "f":
+            return xp.remainder(self, other)
+        mod = xp.fmod(self, other)  # PyTorch's float remainder: a zero result keeps the dividend's sign
+        return xp.where((mod != 0) & ((other < 0) != (mod < 0)), mod + other, mod)
 
     def d_self(grad):
         return grad
 
     def d_other(grad, self, other):
         return -grad * formulas.floor_div(self, other)
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 # -- front-end functions ------------------------------------------------------------------------

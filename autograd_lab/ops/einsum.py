@@ -52,6 +52,13 @@ class EinsumBackward0(Op):
         inputs, output = _split(equation)
         return _operand_grad(grad, self, inputs[1], inputs[0], output, shapes[1])
 
+    # (linear in each operand: the product rule sums the contraction with one operand's tangent in its place)
+    def f_self(tangent, equation, other, shapes):
+        return formulas.call(EinsumBackward0, tangent, other, equation=equation, shapes=shapes)
+
+    def f_other(tangent, equation, self, shapes):
+        return formulas.call(EinsumBackward0, self, tangent, equation=equation, shapes=shapes)
+
 
 def _split(equation: str) -> tuple[list[str], str]:
     inputs, output = equation.split("->")

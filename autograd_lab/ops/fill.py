@@ -13,7 +13,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .indexing import IndexBackward0
 
 
@@ -26,6 +26,8 @@ class ZeroBackward0(Op):
     def d_self(grad):
         return formulas.zeros_like(grad)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class FillBackward2(Op):
     """out = self's shape filled with a number"""
@@ -35,6 +37,8 @@ class FillBackward2(Op):
 
     def d_self(grad):
         return formulas.zeros_like(grad)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class FillBackward3(Op):
@@ -48,6 +52,11 @@ class FillBackward3(Op):
 
     def d_value(grad):
         return formulas.sum(grad)
+
+    f_self = d_self
+
+    def f_value(tangent):  # the value's tangent everywhere
+        return tangent
 
 
 class CopyBackwards(Op):
@@ -83,6 +92,8 @@ class CopyBackwards(Op):
     def d_src(grad):
         return grad  # the engine sums it to src's shape and casts it to src's dtype
 
+    f_self, f_src = d_self, d_src  # the tangent of src, broadcast and converted as the values are
+
 
 def _mask_array(mask, op: str):
     if not isinstance(mask, Tensor) or mask.dtype is not backend.bool_:
@@ -111,6 +122,8 @@ class MaskedFillBackward0(Op):
     def d_self(grad, mask):
         return formulas.where(mask, 0.0, grad)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class MaskedFillBackward1(Op):
     """out = self with the value of a 0-dim tensor where ``mask`` is True"""
@@ -125,6 +138,11 @@ class MaskedFillBackward1(Op):
 
     def d_value(grad, mask):
         return formulas.sum(formulas.where(mask, grad, 0.0))
+
+    f_self = d_self
+
+    def f_value(tangent, mask):  # the value's tangent where it was written
+        return formulas.where(mask, tangent, 0.0)
 
 
 @checked
@@ -166,6 +184,8 @@ class IndexPutBackward0(Op):
     def d_values(grad, indices):
         return formulas.call(IndexBackward0, grad, indices=indices)  # the engine sums it to the values' shape
 
+    jvp = LINEAR  # the tangents of self and values, put the same way
+
 
 @checked
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
@@ -189,6 +209,8 @@ class UniformBackward0(Op):
     def d_self(grad):
         return formulas.zeros_like(grad)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class NormalBackward0(Op):
     """out = samples from N(mean, std^2) shaped like self (the gradient to self is zero)"""
@@ -198,3 +220,5 @@ class NormalBackward0(Op):
 
     def d_self(grad):
         return formulas.zeros_like(grad)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one

@@ -67,6 +67,15 @@ def sqrt(x):
     return x.sqrt() if isinstance(x, Tensor) else _xp(x).sqrt(x)
 
 
+def power(x, exponent):
+    """``x ** exponent`` elementwise with a tensor exponent, as PyTorch computes it: C's pow, with no special
+    case for a one-value exponent of 0.5 (NumPy's power takes sqrt there: NaN at -inf, where pow gives inf)."""
+    if _tensor_among((x, exponent)):
+        return x ** exponent if isinstance(x, Tensor) else exponent.__rpow__(x)
+    xp = _xp(x if hasattr(x, "dtype") else exponent)
+    return xp.float_power(x, exponent).astype(xp.result_type(x, exponent), copy=False)
+
+
 def sin(x):
     return x.sin() if isinstance(x, Tensor) else _xp(x).sin(x)
 
@@ -76,7 +85,13 @@ def cos(x):
 
 
 def sign(x):
-    return x.sign() if isinstance(x, Tensor) else _xp(x).sign(x)
+    """PyTorch's sign: 0 at NaN (NumPy's is NaN), and a bool is its own sign."""
+    if isinstance(x, Tensor):
+        return x.sign()
+    if x.dtype.kind == "b":
+        return x.copy()
+    out = _xp(x).sign(x)
+    return _xp(x).where(out != out, 0, out) if out.dtype.kind == "f" else out
 
 
 def abs(x):  # noqa: A001 - the same name as in every array library
@@ -113,10 +128,10 @@ def where(condition, x, y):
 
 
 def floor_div(a, b):
-    """``floor(a / b)`` (either may be a number)."""
+    """``a // b``, Python's and PyTorch's floor division (either may be a number)."""
     if _tensor_among((a, b)):
-        return (a / b).floor()
-    return _xp(a if hasattr(a, "dtype") else b).floor(a / b)
+        return a // b if isinstance(a, Tensor) else b.__rfloordiv__(a)
+    return _xp(a if hasattr(a, "dtype") else b).floor_divide(a, b)
 
 
 def clamp_min(x, low):
@@ -193,10 +208,17 @@ def mean(x, dims=None, keepdim: bool = False):
 
 def var(x, dims, correction: int = 1, keepdim: bool = False):
     """The variance over ``dims`` (``correction=0``: the biased one): ``sum((x - mean)^2) / max(N - correction,
-    0)``, as NumPy's ``var`` computes it, silent where no degree of freedom is left (the caller warns)."""
+    0)``, as NumPy's ``var`` computes it, silent where no degree of freedom is left (the caller warns).
+
+    On arrays it is computed about each group's first value (a shift that changes nothing but the rounding), so
+    that equal values have a variance of exactly 0, as PyTorch's Welford algorithm gives: about the mean,
+    [1.48, 1.48, 1.48] gives 5e-32, and std's gradient there would be noise, not 0."""
     if isinstance(x, Tensor):
         return x.var(dims, correction=correction, keepdim=keepdim)
     xp = _xp(x)
+    reduced = {d % x.ndim for d in (range(x.ndim) if dims is None else (dims,) if isinstance(dims, int) else dims)}
+    if x.ndim and builtins.all(x.shape[d] for d in reduced):
+        x = x - x[tuple(slice(0, 1) if d in reduced else slice(None) for d in range(x.ndim))]
     centered = x - mean(x, dims, keepdim=True)
     dof = builtins.max(_count(x.shape, dims) - correction, 0)
     return xp.asarray(xp.sum(centered * centered, axis=dims, keepdims=keepdim) / dof).astype(x.dtype, copy=False)
@@ -240,7 +262,9 @@ def mm(a, b):
     than it saves once the product is large, a layer's weight gradient; benchmarks/NOTES.md, round 6)."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return _linalg.mm(a if isinstance(a, Tensor) else Tensor._make(a), b if isinstance(b, Tensor) else Tensor._make(b))
-    return a.dot(b) if a.shape[0] * b.shape[1] <= 4096 else a @ b
+    if a.shape[0] * b.shape[1] <= 4096 and a.shape[1] > 1:  # (an inner size of 1 goes to @: there OpenBLAS's dot
+        return a.dot(b)  # scales by the 1x1 side and skips a zero, so [[0.]] by [[nan]] gives 0; @ gives NaN)
+    return a @ b
 
 
 def bmm(a, b):
@@ -257,6 +281,13 @@ def mv(a, v):
     return a @ v
 
 
+def dot(a, b):
+    """The dot product of two vectors (a 0-dim result)."""
+    if _tensor_among((a, b)):
+        return a.dot(b)
+    return _xp(a).asarray(a.dot(b))
+
+
 # -- making and joining ---------------------------------------------------------------------------------
 def zeros(shape, like):
     """Zeros of ``shape`` with ``like``'s dtype and device."""
@@ -267,6 +298,13 @@ def zeros(shape, like):
 
 def zeros_like(x):
     return zeros(x.shape, x)
+
+
+def ones_like(x):
+    """Ones shaped like ``x``, with its dtype and device."""
+    if isinstance(x, Tensor):
+        return Tensor._make(backend.namespace_of(x._data).ones(x._data.shape, dtype=x._data.dtype))
+    return _xp(x).ones(x.shape, dtype=x.dtype)
 
 
 def to_device(x, device):

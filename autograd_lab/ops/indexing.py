@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
-from ._op import Op
+from ._op import LINEAR, Op
 from .shape import AliasBackward0, SliceBackward0, select, unsqueeze
 
 
@@ -26,6 +26,8 @@ class IndexBackward0(Op):
     def d_self(grad, indices, self_sym_sizes):
         return formulas.call(IndexBackwardBackward0, grad, sizes=tuple(self_sym_sizes), indices=indices)
 
+    jvp = LINEAR
+
 
 class IndexBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` added at ``indices``, repeated indices accumulating"""
@@ -39,6 +41,8 @@ class IndexBackwardBackward0(Op):
 
     def d_self(grad, indices):
         return formulas.call(IndexBackward0, grad, indices=indices)
+
+    jvp = LINEAR
 
 
 _VALID_INDICES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"

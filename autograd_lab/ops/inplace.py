@@ -31,7 +31,7 @@ from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
 from ..tensor import _wrap_dim as _wrap
-from . import arithmetic, fill, pointwise, shape
+from . import _op_forward, arithmetic, fill, pointwise, shape
 from ._args import checked
 from ._errors import mixed_devices_message
 from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index, checked_key
@@ -225,6 +225,8 @@ def commit(tensor: Tensor, name: str, result: Tensor) -> None:
         for record in node._saved:
             if record.__class__ is SavedTensor and record.is_output and record._data is data:
                 record.rebind(tensor)
+    if result._fw_grad is not None:  # forward-mode AD: the tangent follows the values
+        _op_forward.after_inplace(tensor, result)
 
 
 def _original_self(record, tensor: Tensor):
@@ -382,6 +384,8 @@ def _swap_in_place(self: Tensor, name: str, op, params: dict) -> Tensor:
         self._view_chain, self._view_version = swapped._view_chain, self._vc.value
     if swapped._grad_fn is not None:
         self._grad_fn, self._output_nr = swapped._grad_fn, 0
+    if swapped._fw_grad is not None:  # forward-mode AD: the tangent is swapped with the values
+        self._fw_grad = swapped._fw_grad
     return self
 
 

@@ -1,7 +1,8 @@
 """Ops that build a new tensor from pieces: ``cat``, ``stack``, ``repeat`` and ``flip`` (copies, not views).
 
 Each one's gradient takes the pieces back apart: ``cat``'s splits the incoming gradient, ``stack``'s
-unbinds it, ``repeat``'s sums the copies, ``flip``'s flips it again.
+unbinds it, ``repeat``'s sums the copies, ``flip``'s flips it again. All four are linear: their forward
+derivative (``jvp = LINEAR``) builds the same from the tangents.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .out import write_out
 from .shape import _sizes
 
@@ -32,17 +33,27 @@ class RepeatBackward0(Op):
         summed = formulas.sum(grad.reshape(split), tuple(range(0, 2 * len(sizes), 2)))
         return summed.reshape(self_sym_sizes)
 
+    jvp = LINEAR
+
+
+def _row_major(xp, out):
+    """PyTorch's cat and stack return contiguous tensors; NumPy's keep the inputs' layout when all are
+    column-major (transposed), and then .view() of the result would raise where PyTorch's succeeds."""
+    return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
+
 
 class CatBackward0(Op):
     """out = inputs joined along ``dim``"""
     saves = ("dim", "sizes")
 
     def forward(xp, *tensors, dim, sizes):
-        return xp.concatenate([t for t, n in zip(tensors, sizes) if n is not None], axis=dim)
+        return _row_major(xp, xp.concatenate([t for t, n in zip(tensors, sizes) if n is not None], axis=dim))
 
     def backward(grad, dim, sizes):  # (a skipped empty 1-d piece gets an empty gradient)
         pieces = iter(formulas.split(grad, [n for n in sizes if n is not None], dim))
         return tuple(next(pieces) if n is not None else formulas.zeros((0,), grad) for n in sizes)
+
+    jvp = LINEAR
 
 
 class StackBackward0(Op):
@@ -50,10 +61,12 @@ class StackBackward0(Op):
     saves = ("dim",)
 
     def forward(xp, *tensors, dim):
-        return xp.stack(tensors, axis=dim)
+        return _row_major(xp, xp.stack(tensors, axis=dim))
 
     def backward(grad, dim):
         return formulas.unbind(grad, dim)
+
+    jvp = LINEAR
 
 
 class FlipBackward0(Op):
@@ -64,6 +77,8 @@ class FlipBackward0(Op):
 
     def d_self(grad, dims):
         return formulas.flip(grad, dims)
+
+    jvp = LINEAR
 
 
 

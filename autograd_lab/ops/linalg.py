@@ -50,6 +50,13 @@ class MmBackward0(Op):
     def d_mat2(grad, mat2_sym_sizes, mat2_sym_strides, self):
         return mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
 
+    # forward derivatives (the product rule: each factor's tangent times the other factor)
+    def f_self(tangent, mat2):
+        return formulas.mm(tangent, mat2)
+
+    def f_mat2(tangent, self):
+        return formulas.mm(self, tangent)
+
 
 class BmmBackward0(Op):
     """out[b] = self[b] @ mat2[b] (3-D by 3-D)"""
@@ -63,6 +70,12 @@ class BmmBackward0(Op):
 
     def d_mat2(grad, self):
         return formulas.bmm(formulas.transpose(self, 1, 2), grad)
+
+    def f_self(tangent, mat2):
+        return formulas.bmm(tangent, mat2)
+
+    def f_mat2(tangent, self):
+        return formulas.bmm(self, tangent)
 
 
 class MvBackward0(Op):
@@ -78,19 +91,31 @@ class MvBackward0(Op):
     def d_vec(grad, self):
         return formulas.mv(formulas.t(self), grad)
 
+    def f_self(tangent, vec):
+        return formulas.mv(tangent, vec)
+
+    def f_vec(tangent, self):
+        return formulas.mv(self, tangent)
+
 
 class DotBackward0(Op):
     """out = sum(self * tensor) (1-D by 1-D)"""
     saves = ("self", "tensor")
 
     def forward(xp, self, tensor):
-        return xp.asarray(xp.dot(self, tensor))
+        return xp.asarray(xp.dot(self, tensor)) + 0  # a sum that starts at +0.0, as BLAS's and PyTorch's do
 
     def d_self(grad, tensor):
         return grad * tensor
 
     def d_tensor(grad, self):
         return grad * self
+
+    def f_self(tangent, tensor):
+        return formulas.dot(tangent, tensor)
+
+    def f_tensor(tangent, self):
+        return formulas.dot(self, tangent)
 
 
 @checked
@@ -186,7 +211,7 @@ def matmul(input, other, *, out=None):
             mm(rows, other)  # raises the shape error
         out = mm(rows, other) if b == 2 else mv(rows, other)
         return UnsafeViewBackward0.apply(out, shape=tuple(input.shape[:-1]) + tuple(other.shape[1:]))
-    if a <= 2 and other.requires_grad:  # PyTorch folds the other way, on other's transpose, when other needs grad
+    if a <= 2 and _folds_on_transpose(input, other):  # other's batch folded into rows of its transpose
         if input.shape[-1] != other.shape[-2]:
             mm(input.reshape(_rows(input.shape), input.shape[-1]),
                other.reshape(_rows(other.shape), other.shape[-1]))  # raises the shape error
@@ -206,8 +231,23 @@ def matmul(input, other, *, out=None):
                            f"{list(other.shape)}")
     lhs = left.expand(batch + (n, k)).reshape(_rows(batch + (n,)), n, k)
     rhs = right.expand(batch + (k, m)).reshape(_rows(batch + (k,)), k, m)
-    out = UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + (n, m))
-    return out if a > 1 else out.squeeze(-2)
+    return UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + ((n, m) if a > 1 else (m,)))  # (no view)
+
+
+def _folds_on_transpose(input, other) -> bool:
+    """PyTorch's ``should_fold`` for a 1-D or 2-D ``input`` times a batched ``other``: fold when ``input`` needs
+    grad (its gradient is then one mm, not a sum over the batch); for a vector, also when ``other`` is empty or
+    its transpose's batch dims are contiguous. The choice decides the graph: the nodes recorded, whether the
+    result is a view, and what is saved (a folded copy of ``other``, or ``other`` itself)."""
+    if input.requires_grad:
+        return True
+    if input.ndim == 2:
+        return False
+    if other.numel() == 0:
+        return True
+    sizes = tuple(other.shape[:-2]) + (other.shape[-1], other.shape[-2])
+    strides = other.stride()[:-2] + (other.stride(-1), other.stride(-2))
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(len(sizes) - 2))
 
 
 def _rows(shape) -> int:

@@ -17,7 +17,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
 from ._errors import mixed_devices_message
-from ._op import Op
+from ._op import LINEAR, Op
 from .inplace import writable_array
 from .linalg import matrix_product, mm_mat2_backward
 
@@ -37,6 +37,8 @@ class SoftmaxBackward0(Op):
     def d_self(grad, dim, result):
         return result * (grad - formulas.sum(grad * result, dim, keepdim=True))
 
+    f_self = d_self  # (the Jacobian, diag(s) - s s^T, is symmetric: J t has the formula of J^T g)
+
 
 class LogSoftmaxBackward0(Op):
     """out = x - max - log(sum(exp(x - max))) along ``dim``"""
@@ -50,6 +52,9 @@ class LogSoftmaxBackward0(Op):
 
     def d_self(grad, dim, result):
         return grad - formulas.exp(result) * formulas.sum(grad, dim, keepdim=True)
+
+    def f_self(tangent, dim, result):  # (J = I - 1 s^T is not symmetric: J t = t - sum(s * t))
+        return tangent - formulas.sum(formulas.exp(result) * tangent, dim, keepdim=True)
 
 
 def _softmax_dim(input: Tensor, dim, name: str) -> int:
@@ -108,6 +113,8 @@ class ErfBackward0(Op):
     def d_self(grad, self):
         return grad * (2 / math.sqrt(math.pi)) * formulas.exp(-self * self)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 def erf(input: Tensor) -> Tensor:
     """The error function, elementwise (used by the exact GELU)."""
@@ -134,6 +141,8 @@ class GeluBackward0(Op):
         cdf = 0.5 * (1 + formulas.call(ErfBackward0, self / math.sqrt(2)))
         pdf = formulas.exp(-0.5 * self * self) / math.sqrt(2 * math.pi)
         return grad * (cdf + self * pdf)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 @checked
@@ -166,6 +175,16 @@ class AddmmBackward0(Op):
 
     def d_mat2(grad, alpha, mat1, mat2_sym_sizes, mat2_sym_strides):
         out = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides)
+        return out if alpha == 1 else out * alpha
+
+    f_self = d_self  # (the bias's tangent, scaled; broadcast to the output's shape)
+
+    def f_mat1(tangent, alpha, mat2):
+        out = formulas.mm(tangent, mat2)
+        return out if alpha == 1 else out * alpha
+
+    def f_mat2(tangent, alpha, mat1):
+        out = formulas.mm(mat1, tangent)
         return out if alpha == 1 else out * alpha
 
 
@@ -311,6 +330,8 @@ class EmbeddingBackward0(Op):
         return formulas.call(EmbeddingDenseBackwardBackward0, grad, indices=indices, num_weights=weight_sym_sizes[0],
                              padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
+    jvp = LINEAR  # the tangent's rows at the indices
+
 
 def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype):
     """What each index's gradient is multiplied by: 0 at padding_idx, 1/count with scale_grad_by_freq."""
@@ -346,6 +367,8 @@ class EmbeddingDenseBackwardBackward0(Op):
         picked = formulas.call(EmbeddingBackward0, grad, indices=indices, padding_idx=padding_idx,
                                scale_grad_by_freq=scale_grad_by_freq)
         return picked * scale
+
+    jvp = LINEAR
 
 
 @checked
@@ -403,15 +426,7 @@ class NativeBatchNormBackward0(Op):
         return out.astype(input.dtype, copy=False)
 
     def backward(grad, eps, input, running_mean, running_var, training, weight, grad_input_mask):
-        dims = (0,) + tuple(range(2, input.ndim))
-        shape = (1, -1) + (1,) * (input.ndim - 2)
-        if training:  # the batch's statistics (biased variance), differentiated through
-            mean = formulas.mean(input, dims, keepdim=True)
-            invstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
-        else:  # the running statistics: constants of the derivative
-            mean = formulas.array_of(running_mean).reshape(shape)
-            invstd = formulas.cast_like((1 / formulas.sqrt(formulas.array_of(running_var) + eps)).reshape(shape), input)
-        normalized = (input - mean) * invstd
+        dims, shape, invstd, normalized = _normalized(input, training, running_mean, running_var, eps)
         need_input, need_weight, need_bias = grad_input_mask
         grad_input = grad_weight = grad_bias = None
         if need_input:
@@ -426,6 +441,31 @@ class NativeBatchNormBackward0(Op):
         if need_bias:
             grad_bias = formulas.sum(grad, dims)
         return grad_input, grad_weight, grad_bias
+
+    def jvp(tangents, eps, input, running_mean, running_var, training, weight, bias):
+        input_t, weight_t, bias_t = tangents  # (zeros for an input without a tangent; None for no weight or bias)
+        dims, shape, invstd, normalized = _normalized(input, training, running_mean, running_var, eps)
+        if training:  # the batch's mean and variance move with the input too
+            centred = input_t - formulas.mean(input_t, dims, keepdim=True)
+            out_t = invstd * (centred - normalized * formulas.mean(input_t * normalized, dims, keepdim=True))
+        else:
+            out_t = input_t * invstd
+        if weight is not None:
+            out_t = out_t * weight.reshape(shape) + normalized * weight_t.reshape(shape)
+        return out_t if bias is None else out_t + bias_t.reshape(shape)
+
+
+def _normalized(input, training: bool, running_mean, running_var, eps: float) -> tuple:
+    """What batch norm's derivatives share: the reduced dims, a channel's shape, 1/std and the normalized input."""
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if training:  # the batch's statistics (biased variance), differentiated through
+        mean = formulas.mean(input, dims, keepdim=True)
+        invstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
+    else:  # the running statistics: constants of the derivative
+        mean = formulas.array_of(running_mean).reshape(shape)
+        invstd = formulas.cast_like((1 / formulas.sqrt(formulas.array_of(running_var) + eps)).reshape(shape), input)
+    return dims, shape, invstd, (input - mean) * invstd
 
 
 @checked

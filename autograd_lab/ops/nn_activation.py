@@ -33,6 +33,8 @@ class LeakyReluBackward0(Op):
     def d_self(grad, negative_slope, self):
         return formulas.where(self > 0, grad, grad * negative_slope)
 
+    f_self = d_self  # (element-wise: the tangent goes through as the gradient does)
+
 
 class LeakyReluBackward1(Op):
     """``leaky_relu(x, inplace=True)``: the result decides the slope (the input is gone); a negative slope would
@@ -47,6 +49,8 @@ class LeakyReluBackward1(Op):
             raise RuntimeError(_NEGATIVE_SLOPE_IN_PLACE)
         return formulas.where(result > 0, grad, grad * negative_slope)
 
+    f_self = d_self
+
 
 class ThresholdBackward0(Op):
     """out = x where x > threshold, else value"""
@@ -57,6 +61,8 @@ class ThresholdBackward0(Op):
 
     def d_self(grad, self, threshold):
         return formulas.where(self <= threshold, 0.0, grad)
+
+    f_self = d_self
 
 
 class ThresholdBackward1(ThresholdBackward0):

@@ -10,7 +10,8 @@ Each op's derivative is again an op of this file, in pairs named as in PyTorch: 
 convolution is ``ConvolutionBackwardBackward0`` (a linear map of the output gradient), whose own
 derivatives are convolutions again, so gradients of gradients work to any order. The derivatives call
 those ops through ``formulas.call``: their ``forward`` (the kernel itself) on arrays, their ``apply`` on
-tensors under ``create_graph``.
+tensors under ``create_graph``. Pooling is linear in its input (``jvp = LINEAR``: the same pooling of the
+tangent); a convolution is bilinear, so its forward derivative is the product rule.
 """
 
 from __future__ import annotations
@@ -139,6 +140,13 @@ class ConvolutionBackward0(Op):
         grad_bias = formulas.sum(grad, summed) if need_bias and bias_sym_sizes_opt is not None else None
         return grad_input, grad_weight, grad_bias
 
+    def jvp(tangents, input, weight, bias, stride, padding, dilation, groups):  # bilinear: the product rule
+        input_t, weight_t, bias_t = tangents
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, bias_sym_sizes_opt=None)
+        out_t = formulas.call(ConvolutionBackward0, input_t, weight, None, **geometry) + \
+            formulas.call(ConvolutionBackward0, input, weight_t, None, **geometry)
+        return out_t if bias is None else out_t + bias_t.reshape(1, -1, 1, 1)
+
 
 class ConvolutionBackwardBackward0(Op):
     """(grad_input, grad_weight) of a convolution, those named in ``output_mask``: linear in grad_output.
@@ -183,6 +191,21 @@ class ConvolutionBackwardBackward0(Op):
             d_weight = formulas.call(ConvolutionBackwardBackward0, grad_output, gg_input, weight,
                                      output_mask=(False, True), **geometry)
         return d_grad, d_input, d_weight
+
+    def jvp(tangents, grad_output, input, weight, stride, padding, dilation, groups, output_mask):
+        grad_output_t, input_t, weight_t = tangents  # each output is bilinear: the product rule
+
+        def part(mask, grad_output, input, weight):
+            return formulas.call(ConvolutionBackwardBackward0, grad_output, input, weight, output_mask=mask,
+                                 stride=stride, padding=padding, dilation=dilation, groups=groups)
+        outs = []
+        if output_mask[0]:  # grad_input, bilinear in (grad_output, weight)
+            mask = (True, False)
+            outs.append(part(mask, grad_output_t, input, weight) + part(mask, grad_output, input, weight_t))
+        if output_mask[1]:  # grad_weight, bilinear in (grad_output, input)
+            mask = (False, True)
+            outs.append(part(mask, grad_output_t, input, weight) + part(mask, grad_output, input_t, weight))
+        return tuple(outs) if len(outs) > 1 else outs[0]
 
 
 def _each(outputs) -> tuple:

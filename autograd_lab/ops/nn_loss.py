@@ -3,6 +3,8 @@
 
 Class weights and ``pos_weight`` are constants here (no gradient flows into them). ``cross_entropy`` and
 ``l1_loss`` are built from other ops, as in PyTorch (``log_softmax`` then ``nll_loss``; ``abs`` then ``mean``).
+The losses are element-wise before their reduction, so each forward derivative is its backward formula given the
+tangent, reduced as the loss is (``_loss_tangent``); ``nll_loss`` is linear in its input.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .nn import _channel_view, log_softmax
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -42,6 +44,12 @@ def _times(out, weight):
     """``out * weight``, the weight a constant of the derivative (no gradient flows to a loss's weights) taken in
     ``out``'s dtype: the losses compute in their input's dtype whatever the weights' (as PyTorch's do)."""
     return out if weight is None else out * formulas.cast_like(formulas.array_of(weight), out)
+
+
+def _loss_tangent(part, reduction: str):
+    """A loss's tangent from its backward formula given the input's tangent (each element's share, the mean's
+    1/N included): summed, unless the loss is not reduced."""
+    return part if reduction == "none" else formulas.sum(part)
 
 
 def _in_dtype(weight, dtype):
@@ -125,6 +133,8 @@ class NllLossBackward0(Op):
         if reduction == "none":
             grad = formulas.unsqueeze(grad, class_dim)
         return formulas.where(picked, grad * -xp.expand_dims(weights, class_dim), 0.0)
+
+    jvp = LINEAR  # (minus the tangent at the target classes, weighted and reduced as the loss)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -239,6 +249,12 @@ class MseLossBackward0(Op):
         diff = self - target
         return grad * diff * (-2 * _mean_scale(reduction, formulas.numel(diff)))
 
+    def f_self(tangent, reduction, self, target):
+        return _loss_tangent(MseLossBackward0.d_self(tangent, reduction, self, target), reduction)
+
+    def f_target(tangent, reduction, self, target):
+        return _loss_tangent(MseLossBackward0.d_target(tangent, reduction, self, target), reduction)
+
 
 @checked
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
@@ -281,6 +297,13 @@ class BinaryCrossEntropyBackward0(Op):
     def d_target(grad, reduction, self, target, weight):
         logit = formulas.clamp_min(formulas.log(1 - self), -100) - formulas.clamp_min(formulas.log(self), -100)
         return _times(grad * logit * _mean_scale(reduction, formulas.numel(self)), weight)
+
+    def f_self(tangent, reduction, self, target, weight):
+        return _loss_tangent(BinaryCrossEntropyBackward0.d_self(tangent, reduction, self, target, weight), reduction)
+
+    def f_target(tangent, reduction, self, target, weight):
+        return _loss_tangent(BinaryCrossEntropyBackward0.d_target(tangent, reduction, self, target, weight),
+                             reduction)
 
 
 @checked
@@ -330,6 +353,14 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     def d_target(grad, pos_weight, reduction, self, target, weight):
         local = -self if pos_weight is None else _times(_softplus(-self), pos_weight) - _softplus(self)
         return _times(grad * local * _mean_scale(reduction, formulas.numel(self)), weight)
+
+    def f_self(tangent, pos_weight, reduction, self, target, weight):
+        cls = BinaryCrossEntropyWithLogitsBackward0
+        return _loss_tangent(cls.d_self(tangent, pos_weight, reduction, self, target, weight), reduction)
+
+    def f_target(tangent, pos_weight, reduction, self, target, weight):
+        cls = BinaryCrossEntropyWithLogitsBackward0
+        return _loss_tangent(cls.d_target(tangent, pos_weight, reduction, self, target, weight), reduction)
 
 
 @checked

@@ -34,11 +34,8 @@ class NativeLayerNormBackward0(Op):
         return out.astype(input.dtype, copy=False)
 
     def backward(grad, eps, input, normalized_shape, weight, grad_input_mask):
-        dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+        dims, rstd, normalized = _layer_statistics(input, normalized_shape, eps)
         leading = tuple(range(input.ndim - len(normalized_shape)))
-        mean = formulas.mean(input, dims, keepdim=True)
-        rstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
-        normalized = (input - mean) * rstd
         need_input, need_weight, need_bias = grad_input_mask
         grad_input = grad_weight = grad_bias = None
         if need_input:
@@ -50,6 +47,23 @@ class NativeLayerNormBackward0(Op):
         if need_bias:
             grad_bias = formulas.sum(grad, leading) if leading else grad
         return grad_input, grad_weight, grad_bias
+
+    def jvp(tangents, eps, input, normalized_shape, weight, bias):
+        input_t, weight_t, bias_t = tangents  # (None for no weight or bias)
+        dims, rstd, normalized = _layer_statistics(input, normalized_shape, eps)
+        out_t = rstd * (input_t - formulas.mean(input_t, dims, keepdim=True)
+                        - normalized * formulas.mean(input_t * normalized, dims, keepdim=True))
+        if weight is not None:
+            out_t = out_t * weight + normalized * weight_t
+        return out_t if bias is None else out_t + bias_t
+
+
+def _layer_statistics(input, normalized_shape, eps: float) -> tuple:
+    """What layer norm's derivatives share: the normalized dims, 1/std over them and the normalized input."""
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    mean = formulas.mean(input, dims, keepdim=True)
+    rstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
+    return dims, rstd, (input - mean) * rstd
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,

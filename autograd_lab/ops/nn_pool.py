@@ -11,7 +11,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .nn_conv import _batched, _col2im, _pad, _pair, _windows
 
 
@@ -44,14 +44,17 @@ def _flat(array, n, c):
 
 class MaxPool2DWithIndicesBackward0(Op):
     """out = the largest element of each window, read at ``indices`` (flat positions in H * W)"""
-    saves = ("indices", "self_sym_sizes")
+    saves = ("indices", "self")  # (as PyTorch: the input and the indices, both version-checked records)
+    tensor_params = ("indices",)
 
     def forward(xp, self, *, indices):
         n, c = self.shape[:2]
         return xp.take_along_axis(_flat(self, n, c), _flat(indices, n, c), axis=2).reshape(indices.shape)
 
-    def d_self(grad, indices, self_sym_sizes):
-        return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=indices, self_sym_sizes=self_sym_sizes)
+    def d_self(grad, indices, self):
+        return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=indices, self_sym_sizes=self.shape)
+
+    jvp = LINEAR
 
 
 def _max_pool_grad(xp, grad, indices, sizes):
@@ -67,12 +70,15 @@ def _max_pool_grad(xp, grad, indices, sizes):
 class MaxPool2DWithIndicesBackwardBackward0(Op):
     """out = zeros shaped like the pooled input, with ``grad`` added at the positions of the maxima"""
     saves = ("indices",)
+    tensor_params = ("indices",)
 
     def forward(xp, grad, *, indices, self_sym_sizes):
         return _max_pool_grad(xp, grad, indices, self_sym_sizes)
 
     def d_grad(grad, indices):
         return formulas.call(MaxPool2DWithIndicesBackward0, grad, indices=indices)
+
+    jvp = LINEAR
 
 
 def _max_pool_indices(xp, x, kernel, stride, padding, dilation, ceil_mode):
@@ -115,11 +121,11 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     padding, dilation = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
     _check_pool("max_pool2d", kernel, stride, padding, dilation)
     xp = backend.namespace_of(x._data)
-    indices = _max_pool_indices(xp, x._data, kernel, stride, padding, dilation, ceil_mode)
+    indices = Tensor._make(_max_pool_indices(xp, x._data, kernel, stride, padding, dilation, ceil_mode))
     out = MaxPool2DWithIndicesBackward0.apply(x, indices=indices)
-    if unbatched:
-        out, indices = out.squeeze(0), indices[0]
-    return (out, Tensor._make(indices)) if return_indices else out
+    if unbatched:  # (the indices returned share the saved ones' version: changing them in place is caught)
+        out, indices = out.squeeze(0), Tensor._make(indices._data[0], version_counter=indices._vc)
+    return (out, indices) if return_indices else out
 
 
 def _avg_divisor(xp, size, out, kernel, stride, padding, count_include_pad, divisor_override, dtype):
@@ -139,8 +145,7 @@ def _avg_divisor(xp, size, out, kernel, stride, padding, count_include_pad, divi
 
 class AvgPool2DBackward0(Op):
     """out = the mean of each window (see ``count_include_pad`` and ``divisor_override``)"""
-    saves = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self_sym_sizes",
-             "stride")
+    saves = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self", "stride")
 
     def forward(xp, self, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
         size = self.shape[2:]
@@ -150,11 +155,13 @@ class AvgPool2DBackward0(Op):
                                self.dtype)
         return win.sum(axis=(2, 3)) / divisor
 
-    def d_self(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self_sym_sizes, stride):
+    def d_self(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self, stride):
         return formulas.call(
             AvgPool2DBackwardBackward0, grad, kernel_size=kernel_size, stride=stride, padding=padding,
             ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=divisor_override,
-            self_sym_sizes=self_sym_sizes)
+            self_sym_sizes=tuple(self.shape))
+
+    jvp = LINEAR
 
 
 def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, sizes):
@@ -181,6 +188,8 @@ class AvgPool2DBackwardBackward0(Op):
         return formulas.call(AvgPool2DBackward0, grad, kernel_size=kernel_size, stride=stride, padding=padding,
                              ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                              divisor_override=divisor_override)
+
+    jvp = LINEAR
 
 
 @checked
@@ -211,15 +220,17 @@ def _adaptive_matrix(xp, size: int, out: int, dtype):
 
 class AdaptiveAvgPool2DBackward0(Op):
     """out = means over a grid of output_size windows that tile the input (sizes may differ by one)"""
-    saves = ("self_sym_sizes",)
+    saves = ("self",)  # (as PyTorch: its formula reads the input's shape from the saved input)
 
     def forward(xp, self, *, output_size):
         rows = _adaptive_matrix(xp, self.shape[2], output_size[0], self.dtype)
         cols = _adaptive_matrix(xp, self.shape[3], output_size[1], self.dtype)
         return xp.matmul(xp.matmul(rows, self), cols.T)
 
-    def d_self(grad, self_sym_sizes):
-        return formulas.call(AdaptiveAvgPool2DBackwardBackward0, grad, self_sym_sizes=self_sym_sizes)
+    def d_self(grad, self):
+        return formulas.call(AdaptiveAvgPool2DBackwardBackward0, grad, self_sym_sizes=tuple(self.shape))
+
+    jvp = LINEAR
 
 
 def _adaptive_avg_grad(xp, grad, sizes):
@@ -238,6 +249,8 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
 
     def d_grad(grad, grad_sym_sizes):
         return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[2:]))
+
+    jvp = LINEAR
 
 
 @checked

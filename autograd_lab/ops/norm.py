@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from . import formulas
 from ._args import checked
 from ._op import Op
-from .reductions import _asarray, _dims, _restore
+from .reductions import _asarray, _dims, _restore, _weighted
 
 
 class LinalgVectorNormBackward0(Op):
@@ -56,6 +56,13 @@ class LinalgVectorNormBackward0(Op):
         else:  # d/dx (sum |x|^p)^(1/p) = sign(x) |x|^(p-1) / norm^(p-1); sign(0) = 0 keeps x = 0 at 0
             scaled = sign * formulas.where(self == 0, 1.0, formulas.abs(self)) ** (ord - 1) / norm ** (ord - 1)
         return grad * formulas.where(zero_norm, 0.0, scaled)
+
+    def f_self(tangent, dim, keepdim, ord, result, self):
+        if ord == 0:  # a count of non-zeros: piecewise constant
+            return formulas.zeros_like(result)
+        dims = _dims(dim, self.ndim, "linalg_vector_norm")
+        return _weighted(LinalgVectorNormBackward0.d_self, tangent, result, dims, keepdim, dim, keepdim, ord, result,
+                         self)
 
 
 @checked

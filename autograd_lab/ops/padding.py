@@ -28,7 +28,7 @@ from numbers import Integral, Real
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
-from ._op import Op
+from ._op import LINEAR, Op
 
 __all__ = ["pad"]
 
@@ -63,6 +63,9 @@ class ConstantPadNdBackward0(Op):
 
     def d_self(grad, pad):
         return formulas.call(ConstantPadNdBackward0, grad, pad=tuple(-p for p in pad), value=0)
+
+    def f_self(tangent, pad):  # the tangent padded with zeros (the fill value is a constant)
+        return formulas.call(ConstantPadNdBackward0, tangent, pad=pad, value=0)
 
 
 # -- reflect and replicate: an index map per padded dim ---------------------------------------
@@ -115,6 +118,8 @@ class ReflectionPad1DBackward0(Op):
     def d_self(grad, padding, self):
         return formulas.call(ReflectionPad1DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 class ReflectionPad1DBackwardBackward0(Op):
     """out = the gradient of a 1-D reflection pad: each output gradient added where it was read"""
@@ -125,6 +130,8 @@ class ReflectionPad1DBackwardBackward0(Op):
 
     def d_grad(grad, padding):
         return formulas.call(ReflectionPad1DBackward0, grad, padding=padding)
+
+    jvp = LINEAR
 
 
 class ReflectionPad2DBackward0(Op):
@@ -137,6 +144,8 @@ class ReflectionPad2DBackward0(Op):
     def d_self(grad, padding, self):
         return formulas.call(ReflectionPad2DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 class ReflectionPad2DBackwardBackward0(Op):
     """out = the gradient of a 2-D reflection pad: each output gradient added where it was read"""
@@ -147,6 +156,8 @@ class ReflectionPad2DBackwardBackward0(Op):
 
     def d_grad(grad, padding):
         return formulas.call(ReflectionPad2DBackward0, grad, padding=padding)
+
+    jvp = LINEAR
 
 
 class ReflectionPad3DBackward0(Op):
@@ -159,6 +170,8 @@ class ReflectionPad3DBackward0(Op):
     def d_self(grad, padding, self):
         return formulas.call(ReflectionPad3DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 class ReflectionPad3DBackwardBackward0(Op):
     """out = the gradient of a 3-D reflection pad: each output gradient added where it was read"""
@@ -169,6 +182,8 @@ class ReflectionPad3DBackwardBackward0(Op):
 
     def d_grad(grad, padding):
         return formulas.call(ReflectionPad3DBackward0, grad, padding=padding)
+
+    jvp = LINEAR
 
 
 class ReplicationPad1DBackward0(Op):
@@ -181,6 +196,8 @@ class ReplicationPad1DBackward0(Op):
     def d_self(grad, padding, self):
         return formulas.call(ReplicationPad1DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 class ReplicationPad1DBackwardBackward0(Op):
     """out = the gradient of a 1-D replication pad: the border gradients summed into the end values"""
@@ -191,6 +208,8 @@ class ReplicationPad1DBackwardBackward0(Op):
 
     def d_grad(grad, padding):
         return formulas.call(ReplicationPad1DBackward0, grad, padding=padding)
+
+    jvp = LINEAR
 
 
 class ReplicationPad2DBackward0(Op):
@@ -203,6 +222,8 @@ class ReplicationPad2DBackward0(Op):
     def d_self(grad, padding, self):
         return formulas.call(ReplicationPad2DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 class ReplicationPad2DBackwardBackward0(Op):
     """out = the gradient of a 2-D replication pad: the border gradients summed into the edge values"""
@@ -213,6 +234,8 @@ class ReplicationPad2DBackwardBackward0(Op):
 
     def d_grad(grad, padding):
         return formulas.call(ReplicationPad2DBackward0, grad, padding=padding)
+
+    jvp = LINEAR
 
 
 class ReplicationPad3DBackward0(Op):
@@ -225,6 +248,8 @@ class ReplicationPad3DBackward0(Op):
     def d_self(grad, padding, self):
         return formulas.call(ReplicationPad3DBackwardBackward0, grad, padding=padding, self_sym_sizes=tuple(self.shape))
 
+    jvp = LINEAR
+
 
 class ReplicationPad3DBackwardBackward0(Op):
     """out = the gradient of a 3-D replication pad: the border gradients summed into the face values"""
@@ -235,6 +260,8 @@ class ReplicationPad3DBackwardBackward0(Op):
 
     def d_grad(grad, padding):
         return formulas.call(ReplicationPad3DBackward0, grad, padding=padding)
+
+    jvp = LINEAR
 
 
 _INDEX_PADS = {

@@ -11,7 +11,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import arithmetic, formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .out import write_out
 
 
@@ -23,6 +23,8 @@ class AbsBackward0(Op):
 
     def d_self(grad, self):
         return grad * formulas.sign(self)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class _Floating(Op):
@@ -39,6 +41,8 @@ class ExpBackward0(_Floating):
     def d_self(grad, result):
         return grad * result
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class LogBackward0(_Floating):
     saves = ("self",)
@@ -48,6 +52,8 @@ class LogBackward0(_Floating):
 
     def d_self(grad, self):
         return grad / self
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class Log1PBackward0(_Floating):
@@ -59,6 +65,8 @@ class Log1PBackward0(_Floating):
     def d_self(grad, self):
         return grad / (self + 1)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class SqrtBackward0(_Floating):
     saves = ("result",)
@@ -68,6 +76,8 @@ class SqrtBackward0(_Floating):
 
     def d_self(grad, result):
         return grad / (2 * result)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class RsqrtBackward0(_Floating):
@@ -79,6 +89,8 @@ class RsqrtBackward0(_Floating):
     def d_self(grad, result):
         return -0.5 * grad * result ** 3
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class SinBackward0(_Floating):
     saves = ("self",)
@@ -88,6 +100,8 @@ class SinBackward0(_Floating):
 
     def d_self(grad, self):
         return grad * formulas.cos(self)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class CosBackward0(_Floating):
@@ -99,6 +113,8 @@ class CosBackward0(_Floating):
     def d_self(grad, self):
         return grad * -formulas.sin(self)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class TanBackward0(_Floating):
     saves = ("result",)
@@ -109,6 +125,8 @@ class TanBackward0(_Floating):
     def d_self(grad, result):
         return grad * (1 + result * result)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class TanhBackward0(_Floating):
     saves = ("result",)
@@ -118,6 +136,8 @@ class TanhBackward0(_Floating):
 
     def d_self(grad, result):
         return grad * (1 - result * result)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class SigmoidBackward0(_Floating):
@@ -130,6 +150,8 @@ class SigmoidBackward0(_Floating):
 
     def d_self(grad, result):
         return grad * result * (1 - result)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class ReluBackward0(Op):
@@ -151,6 +173,8 @@ class ReluBackward0(Op):
     def d_self(grad, result):
         return formulas.where(result <= 0, 0.0, grad)  # PyTorch's threshold_backward
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class _Constant(Op):
     """Piecewise constant (sign, floor, ceil, round, trunc): the gradient is zero wherever it exists"""
@@ -158,10 +182,12 @@ class _Constant(Op):
     def d_self(grad):
         return formulas.zeros_like(grad)
 
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
 
 class SignBackward0(_Constant):
     def forward(xp, self):
-        return xp.sign(self)
+        return formulas.sign(self)  # PyTorch's: 0 at NaN
 
 
 class FloorBackward0(_Constant):
@@ -188,12 +214,15 @@ class ClampBackward1(Op):
     """out = min(max(self, min), max), bounds numbers (either may be None)"""
     saves = ("max", "min", "self")
 
-    def forward(xp, self, *, min, max):
-        return xp.clip(self, min, max).astype(self.dtype, copy=False)
+    def forward(xp, self, *, min, max):  # the bound first: on a tie maximum/minimum give self (-0.0 stays), as PyTorch
+        out = self if min is None else xp.maximum(min, self)
+        return (out if max is None else xp.minimum(max, out)).astype(self.dtype, copy=False)
 
     def d_self(grad, max, min, self):
         inside = self <= max if min is None else self >= min if max is None else (self >= min) & (self <= max)
         return formulas.where(inside, grad, 0.0)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 class ClampBackward0(Op):
@@ -201,9 +230,9 @@ class ClampBackward0(Op):
     saves = ("max", "min", "self")
     promotes = True
 
-    def forward(xp, self, min, max):
-        out = self if min is None else xp.maximum(self, min)
-        return out if max is None else xp.minimum(out, max)
+    def forward(xp, self, min, max):  # (the bound first, as in ClampBackward1)
+        out = self if min is None else xp.maximum(min, self)
+        return out if max is None else xp.minimum(max, out)
 
     def d_self(grad, max, min, self):
         inside = self <= max if min is None else self >= min if max is None else (self >= min) & (self <= max)
@@ -214,6 +243,8 @@ class ClampBackward0(Op):
 
     def d_max(grad, max, min, self):
         return formulas.where(self > max if min is None else (self > max) | (max < min), grad, 0.0)
+
+    f_self, f_min, f_max = d_self, d_min, d_max  # element-wise: the forward derivatives are the backward ones
 
 
 class MaximumBackward0(Op):
@@ -230,6 +261,8 @@ class MaximumBackward0(Op):
     def d_other(grad, other, self):
         return formulas.where(self == other, grad / 2, formulas.where(self > other, 0.0, grad))
 
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
 
 class MinimumBackward0(Op):
     """out = min(self, other) elementwise; ties split the gradient in half"""
@@ -244,6 +277,8 @@ class MinimumBackward0(Op):
 
     def d_other(grad, other, self):
         return formulas.where(self == other, grad / 2, formulas.where(self < other, 0.0, grad))
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
 class WhereBackward0(Op):
@@ -262,6 +297,8 @@ class WhereBackward0(Op):
     def d_other(grad, condition):
         return formulas.where(condition, 0.0, grad)
 
+    jvp = LINEAR  # the tangents chosen by the same condition
+
 
 class ToCopyBackward0(Op):
     """out = self converted to another dtype and/or copied to another device (the gradient goes back)"""
@@ -274,6 +311,8 @@ class ToCopyBackward0(Op):
     def d_self(grad, source):
         return formulas.to_device(grad, source)  # back to self's device; the engine casts the dtype
 
+    jvp = LINEAR  # the tangent converted (and moved) the same way
+
 
 class CloneBackward0(Op):
     def forward(xp, self):
@@ -281,6 +320,8 @@ class CloneBackward0(Op):
 
     def d_self(grad):
         return grad
+
+    jvp = LINEAR
 
 
 # -- front-end functions ------------------------------------------------------------------------

@@ -1,22 +1,24 @@
-"""Reductions: sum, mean, prod, var, std, max/min, amax/amin, logsumexp; argmax/argmin (no gradient).
+"""Reductions: sum, mean, prod, max/min, amax/amin, logsumexp; argmax/argmin (no gradient). Variance and standard
+deviation are in :mod:`.variance`.
 
 A reduction's gradient is the incoming gradient put back in the reduced dimensions (``_restore``: size
-1 there) and spread over the input (``expand``), times the local derivative. Gather, scatter and
-``index_select`` are in :mod:`.scatter_gather`.
+1 there) and spread over the input (``expand``), times the local derivative. Its forward derivative goes the
+other way: each element's tangent times that local derivative, summed over the reduced dims (``_weighted``);
+sums and means are linear. Gather, scatter and ``index_select`` are in :mod:`.scatter_gather`.
 """
 
 from __future__ import annotations
 
 import builtins
 import operator
-import warnings
 from collections import namedtuple
 
 from .. import backend
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .out import write_out
 from .shape import _sizes
 
@@ -51,6 +53,12 @@ def _count(sizes: tuple, dims: tuple) -> int:
     return n
 
 
+def _weighted(d_self, tangent, result, dims, keepdim: bool, *saved):
+    """A reduction's forward derivative: the tangent weighted by how much each element moves the result (the
+    backward derivative ``d_self`` given ones), summed over the reduced ``dims`` (None: all)."""
+    return formulas.sum(d_self(formulas.ones_like(result), *saved) * tangent, dims, keepdim)
+
+
 def _asarray(xp, value, like):
     """NumPy reductions return scalars for 0-d results: keep them arrays of the expected dtype."""
     return xp.asarray(value, dtype=getattr(value, "dtype", like.dtype))
@@ -66,6 +74,8 @@ class SumBackward0(Op):
     def d_self(grad, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes)
 
+    jvp = LINEAR
+
 
 class SumBackward1(Op):
     """out = sum over dims"""
@@ -76,6 +86,8 @@ class SumBackward1(Op):
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
+
+    jvp = LINEAR
 
 
 class MeanBackward0(Op):
@@ -90,6 +102,8 @@ class MeanBackward0(Op):
     def d_self(grad, self_sym_numel, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes) / self_sym_numel
 
+    jvp = LINEAR
+
 
 class MeanBackward1(Op):
     """out = mean over dims"""
@@ -100,6 +114,8 @@ class MeanBackward1(Op):
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
+
+    jvp = LINEAR
 
 
 def _prod_others(self, dims: tuple):
@@ -127,9 +143,17 @@ class ProdBackward0(Op):
         return _asarray(xp, xp.prod(self), self)
 
     def d_self(grad, result, self):
-        if not formulas.any_true(self == 0):
+        if self.ndim == 0:
+            return grad  # the product of one value is that value (PyTorch's shortcut: no result / self, NaN-free)
+        zeros = formulas.count(self == 0)
+        if not zeros:
             return grad * result / self
+        if zeros > 1 and not is_grad_enabled():  # PyTorch's shortcut outside create_graph: every other-product has
+            return formulas.zeros_like(self)  # a zero (so a NaN or an infinity elsewhere does not make it NaN)
         return grad * _prod_others(self, tuple(range(self.ndim)))
+
+    def f_self(tangent, result, self):
+        return _weighted(ProdBackward0.d_self, tangent, result, None, False, result, self)
 
 
 class ProdBackward1(Op):
@@ -140,80 +164,15 @@ class ProdBackward1(Op):
         return _asarray(xp, xp.prod(self, axis=dim, keepdims=keepdim), self)
 
     def d_self(grad, dim, keepdim, result, self):
+        if self.ndim == 0:
+            return grad  # a 0-dim tensor's dim 0 reduces nothing (as in PyTorch)
         grad = _restore(grad, self.shape, (dim,), keepdim)
         if not formulas.any_true(self == 0):
             return grad * _restore(result, self.shape, (dim,), keepdim) / self
         return grad * _prod_others(self, (dim,))
 
-
-def _var_backward(grad, correction, dim, keepdim, self):
-    """PyTorch's var_backward: ``2 / (N - correction) * grad * (x - mean)``; with no degrees of freedom left
-    the variance is nan, and so is its gradient."""
-    dof = _count(self.shape, dim) - correction
-    centered = self - formulas.mean(self, dim, keepdim=True)
-    return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
-
-
-class VarBackward0(Op):
-    """out = sum((x - mean)^2) / (N - correction) over dims"""
-    saves = ("correction", "dim", "keepdim", "self")
-
-    def forward(xp, self, *, dim, correction, keepdim):
-        return formulas.var(self, dim, correction, keepdim)
-
-    def d_self(grad, correction, dim, keepdim, self):
-        return _var_backward(grad, correction, dim, keepdim, self)
-
-
-class StdBackward0(Op):
-    """out = sqrt(var) over dims; where it is 0 (constant values) its gradient is 0, as in PyTorch"""
-    saves = ("correction", "dim", "keepdim", "result", "self")
-
-    def forward(xp, self, *, dim, correction, keepdim):
-        return xp.sqrt(formulas.var(self, dim, correction, keepdim))
-
-    def d_self(grad, correction, dim, keepdim, result, self):
-        grad_var = formulas.where(result == 0, 0.0, grad / (2 * result))
-        return _var_backward(grad_var, correction, dim, keepdim, self)
-
-
-def _mean_backward(grad, dim, keepdim, self):
-    return formulas.expand(_restore(grad, self.shape, dim, keepdim), self.shape) / _count(self.shape, dim)
-
-
-class VarMeanBackward0(Op):
-    """out = (var, mean) over dims, from one node (``var_mean``); each output's gradient adds its part"""
-    saves = ("correction", "dim", "keepdim", "self")
-
-    def forward(xp, self, *, dim, correction, keepdim):
-        return (_asarray(xp, xp.var(self, axis=dim, ddof=correction, keepdims=keepdim), self),
-                _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
-
-    def backward(grads, correction, dim, keepdim, self):
-        grad_var, grad_mean = grads
-        parts = [] if grad_var is None else [_var_backward(grad_var, correction, dim, keepdim, self)]
-        if grad_mean is not None:
-            parts.append(_mean_backward(grad_mean, dim, keepdim, self))
-        return parts[0] + parts[1] if len(parts) == 2 else parts[0] if parts else None
-
-
-class StdMeanBackward0(Op):
-    """out = (std, mean) over dims, from one node (``std_mean``); where std is 0 its gradient is 0"""
-    saves = ("correction", "dim", "keepdim", "result", "self")
-
-    def forward(xp, self, *, dim, correction, keepdim):
-        return (_asarray(xp, xp.std(self, axis=dim, ddof=correction, keepdims=keepdim), self),
-                _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
-
-    def backward(grads, correction, dim, keepdim, result, self):
-        grad_std, grad_mean = grads
-        parts = []
-        if grad_std is not None:
-            grad_var = formulas.where(result == 0, 0.0, grad_std / (2 * result))
-            parts.append(_var_backward(grad_var, correction, dim, keepdim, self))
-        if grad_mean is not None:
-            parts.append(_mean_backward(grad_mean, dim, keepdim, self))
-        return parts[0] + parts[1] if len(parts) == 2 else parts[0] if parts else None
+    def f_self(tangent, dim, keepdim, result, self):
+        return _weighted(ProdBackward1.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
 
 
 class _EvenlyDistributed(Op):
@@ -223,6 +182,9 @@ class _EvenlyDistributed(Op):
     def d_self(grad, result, self):
         mask = formulas.isnan(self) if formulas.any_true(formulas.isnan(result)) else self == result
         return formulas.where(mask, grad / formulas.count(mask), 0.0)
+
+    def f_self(tangent, result, self):  # the mean of the tied elements' tangents
+        return _weighted(_EvenlyDistributed.d_self, tangent, result, None, False, result, self)
 
 
 class MaxBackward1(_EvenlyDistributed):
@@ -252,6 +214,9 @@ class _Extremes(Op):
         share = formulas.cast_like(formulas.sum(mask, dim, keepdim=True), grad)
         return _restore(grad, self.shape, dim, keepdim) / share * mask
 
+    def f_self(tangent, dim, keepdim, result, self):
+        return _weighted(_Extremes.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
+
 
 class AmaxBackward0(_Extremes):
     def forward(xp, self, *, dim, keepdim):
@@ -266,6 +231,7 @@ class AminBackward0(_Extremes):
 class _ValueSelecting(Op):
     """max/min over a dim: the gradient goes to the selected element of each slice"""
     saves = ("dim", "indices", "keepdim", "self_sym_sizes")
+    tensor_params = ("indices",)  # saved version-checked (they are the op's second output in PyTorch)
 
     def forward(xp, self, *, dim, indices, keepdim):
         values = xp.take_along_axis(self, indices, axis=dim)
@@ -276,6 +242,8 @@ class _ValueSelecting(Op):
         grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
         zeros = formulas.zeros(self_sym_sizes, grad)
         return formulas.call(ScatterAddBackward0, zeros, grad, dim=dim, index=indices)
+
+    jvp = LINEAR  # the tangents at the same indices
 
 
 class MaxBackward0(_ValueSelecting):
@@ -302,6 +270,9 @@ class LogsumexpBackward0(Op):
     def d_self(grad, dim, keepdim, result, self):
         shape = self.shape
         return _restore(grad, shape, dim, keepdim) * formulas.exp(self - _restore(result, shape, dim, keepdim))
+
+    def f_self(tangent, dim, keepdim, result, self):  # the softmax-weighted sum of the tangents
+        return _weighted(LogsumexpBackward0.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
 
 
 # -- front-end functions ------------------------------------------------------------------------
@@ -349,55 +320,6 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     return ProdBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "prod"), keepdim=keepdim)
 
 
-def _correction(unbiased, correction) -> int:
-    if correction is not None:
-        return correction
-    return 1 if unbiased in (None, True) else 0
-
-
-def _spread_args(input, dim, unbiased, correction, op: str) -> tuple:
-    """``var``'s and ``std``'s dims and correction; PyTorch's warning when no degree of freedom is left (the
-    result is then nan or inf)."""
-    if isinstance(dim, bool):  # var(unbiased) positional form
-        dim, unbiased = None, dim
-    dims, correction = _dims(dim, input.ndim, op), _correction(unbiased, correction)
-    n = _count(input.shape, dims) if input.numel() else 0  # (PyTorch's input numel / output numel)
-    if n - correction <= 0:
-        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
-    return dims, correction
-
-
-@checked
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
-    dims, correction = _spread_args(input, dim, unbiased, correction, "var")
-    return VarBackward0.apply(input, dim=dims, correction=correction, keepdim=keepdim)
-
-
-@checked
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation (Bessel-corrected unless ``unbiased=False`` or ``correction=0``)."""
-    dims, correction = _spread_args(input, dim, unbiased, correction, "std")
-    return StdBackward0.apply(input, dim=dims, correction=correction, keepdim=keepdim)
-
-
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(var, mean)`` over ``dim`` in one call (one node, ``VarMeanBackward0``); variance as in :func:`var`."""
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return VarMeanBackward0.apply(input, dim=_dims(dim, input.ndim, "var_mean"),
-                                  correction=_correction(unbiased, correction), keepdim=keepdim)
-
-
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(std, mean)`` over ``dim`` in one call (one node, ``StdMeanBackward0``); as :func:`std`."""
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return StdMeanBackward0.apply(input, dim=_dims(dim, input.ndim, "std_mean"),
-                                  correction=_correction(unbiased, correction), keepdim=keepdim)
-
-
 def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg, result_type, elementwise):
     if isinstance(dim, Tensor):
         other, dim = dim, None
@@ -410,12 +332,13 @@ def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg,
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     xp = backend.namespace_of(input._data)
     data = input._data if input.ndim else input._data.reshape(1)
-    indices = xp.expand_dims(getattr(xp, arg)(data, axis=d), d)
+    indices = Tensor._make(xp.expand_dims(getattr(xp, arg)(data, axis=d), d).astype(xp.int64, copy=False))
     values = dim_cls.apply(input if input.ndim else input.reshape(1), dim=d, indices=indices, keepdim=keepdim)
     if not input.ndim:
         values = values.reshape(())
-    idx = indices if keepdim else xp.squeeze(indices, axis=d)
-    return result_type(values, Tensor._make(idx.astype(xp.int64).reshape(values.shape)))
+    idx = indices._data if keepdim else xp.squeeze(indices._data, axis=d)
+    # the indices returned share the saved ones' memory and version: changing them in place is caught in backward
+    return result_type(values, Tensor._make(idx.reshape(values.shape), version_counter=indices._vc))
 
 
 @checked(kinds={"dim": None})  # (a tensor there is max(input, other))
@@ -511,7 +434,7 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
 
 
 def _bind() -> None:
-    for name, fn in dict(sum=sum, mean=mean, prod=prod, var=var, std=std, max=max, min=min, amax=amax,
+    for name, fn in dict(sum=sum, mean=mean, prod=prod, max=max, min=min, amax=amax,
                          amin=amin, argmax=argmax, argmin=argmin, logsumexp=logsumexp, sum_to_size=sum_to_size,
                          all=all, any=any).items():
         setattr(Tensor, name, fn)

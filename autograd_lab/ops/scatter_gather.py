@@ -13,7 +13,7 @@ from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 
 
 class GatherBackward0(Op):
@@ -30,6 +30,8 @@ class GatherBackward0(Op):
 
     def d_self(grad, dim, index, self_sym_sizes):
         return formulas.call(ScatterAddBackward0, formulas.zeros(self_sym_sizes, grad), grad, dim=dim, index=index)
+
+    jvp = LINEAR
 
 
 class ScatterAddBackward0(Op):
@@ -49,6 +51,8 @@ class ScatterAddBackward0(Op):
     def d_src(grad, dim, index):
         return formulas.call(GatherBackward0, grad, dim=dim, index=index)
 
+    jvp = LINEAR
+
 
 class IndexSelectBackward0(Op):
     """out = the slices of self at ``index`` (a vector) along ``dim``, in that order, repeats allowed"""
@@ -67,6 +71,8 @@ class IndexSelectBackward0(Op):
             return zeros + formulas.sum(grad)
         key = (slice(None),) * dim + (index.reshape(-1),)
         return formulas.call(IndexPutBackward0, zeros, grad, indices=key, accumulate=True)
+
+    jvp = LINEAR
 
 
 def _add_at_along(xp, out, index, src, dim) -> None:

@@ -5,7 +5,8 @@ repeat, flip) are in :mod:`.join`.
 
 A view shares its base's memory and version counter (``_base`` points to the base): modifying one
 in place changes the other. Each view's gradient is the inverse rearrangement of the incoming one;
-slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``).
+slicing's embeds the incoming gradient in zeros (``SliceBackwardBackward0``). All are linear: a view's tangent is the
+same view of the tangent.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 from .split import chunk, split, unbind  # noqa: F401  (re-exported: the family of views)
 
 
@@ -57,6 +58,7 @@ class ReshapeAliasBackward0(ViewBackward0):
 class UnsafeViewBackward0(Op):
     """out = a reshaped copy (reshape of a tensor that no view can express)"""
     saves = ("self_sym_sizes",)
+    jvp = LINEAR
 
     def forward(xp, self, *, shape):
         return self.reshape(shape)
@@ -90,10 +92,10 @@ class TransposeBackward0(Op):
     is_view = True
 
     def forward(xp, self, *, dim0, dim1):
-        return xp.swapaxes(self, dim0, dim1)
+        return xp.swapaxes(self, dim0, dim1) if self.ndim else self[...]  # 0-dim: dims 0 and -1 are the tensor
 
     def d_self(grad, dim0, dim1):
-        return formulas.transpose(grad, dim0, dim1)
+        return formulas.transpose(grad, dim0, dim1) if grad.ndim else grad
 
 
 class PermuteBackward0(Op):
@@ -159,8 +161,9 @@ class SqueezeBackward2(_Squeeze):
 
 
 class SqueezeBackward4(_Squeeze):
-    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand"""
-    saves = ("dim", "self_sym_sizes")
+    """squeeze_(dim), in place in PyTorch: how matmul drops the row it added to a 1-D first operand (no view)"""
+    saves, is_view = ("dim", "self_sym_sizes"), False  # it squeezes matmul's own intermediate: _base is None
+    jvp = LINEAR  # (a view needs no forward rule; this one is not a view)
 
 
 class UnsqueezeBackward0(Op):
@@ -220,6 +223,7 @@ class DiagonalBackward0(Op):
 class DiagonalBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` written on a diagonal (the gradient of ``diagonal``)"""
     saves = ("dim1", "dim2", "offset")
+    jvp = LINEAR
 
     def forward(xp, self, *, sizes, offset, dim1, dim2):
         out = xp.zeros(sizes, dtype=self.dtype)
@@ -235,6 +239,7 @@ class DiagonalBackwardBackward0(Op):
 class SliceBackwardBackward0(Op):
     """out = zeros(sizes) with ``self`` written at a basic index (the gradient of slicing)"""
     saves = ("index",)
+    jvp = LINEAR
 
     def forward(xp, self, *, sizes, index):
         out = xp.zeros(sizes, dtype=self.dtype)

@@ -23,7 +23,7 @@ import numpy as np
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
-from ._op import Op
+from ._op import LINEAR, Op
 
 __all__ = ["interpolate"]
 
@@ -40,6 +40,8 @@ class _Resample(Op):
 
     def d_self(grad, matrices):
         return formulas.call(UpsampleBackwardBackward0, grad, matrices=tuple(m.T for m in matrices))
+
+    jvp = LINEAR  # (a fixed linear map of the input: its tangent is resampled the same way)
 
 
 class UpsampleBackwardBackward0(_Resample):

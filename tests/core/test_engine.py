@@ -547,8 +547,9 @@ def test_prepare_backward_with_inputs_marks_captured_steps():
     gen = al.autograd.prepare_backward((h * h).sum(), inputs=[h])
     steps = list(gen)
     mul_step = [s for s in steps if s.node is h.grad_fn]
-    assert len(mul_step) == 1 and mul_step[0].captured == (0,) and mul_step[0].executed is False
-    assert x.grad is None
+    # as in PyTorch, backward(inputs=) runs the input's own node too (its hooks fire), but nothing past it
+    assert len(mul_step) == 1 and mul_step[0].captured == (0,) and mul_step[0].executed is True
+    assert x.grad is None and not any(s.accumulated for s in steps)
     _close(h.grad, [4.0])  # d(h*h)/dh = 2h, h = 2
 
 

@@ -1,11 +1,9 @@
 """The build-your-own track (notebooks/build_it/) holds together: each notebook starts from exactly the engine the
-notebooks before it built, every exercise is followed by its folded solution calling the same checker, and the
-engine the track ends with computes autograd_lab's gradients."""
+notebooks before it built, and the engine the track ends with computes autograd_lab's gradients. That every exercise
+is followed by its folded solution, calling the same checker, is the style of every notebook of the course, checked
+for all of them in test_course_style.py."""
 
 from __future__ import annotations
-
-import json
-import re
 
 import numpy as np
 import pytest
@@ -13,19 +11,9 @@ from build_engine import SO_FAR, engine_before, load_engine, notebooks, so_far_c
 
 import autograd_lab as al
 
-CHECKER = re.compile(r"check\.(ex_b(\d)_(\d+))\(")
-
-
-def _cells(path) -> list[dict]:
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
 
 def _source(cell: dict) -> str:
     return "".join(cell["source"])
-
-
-def _tags(cell: dict) -> list[str]:
-    return cell.get("metadata", {}).get("tags", [])
 
 
 def test_the_track_has_its_six_notebooks():
@@ -41,25 +29,6 @@ def test_each_notebook_starts_from_the_engine_before_it(index):
     assert body == engine_before(index).rstrip("\n"), (
         f"{path.name}'s first engine cell is not the engine of the notebooks before it: run "
         "`PYTHONPATH=$PWD python tests/build_engine.py --write`, then re-execute the notebooks that changed")
-
-
-@pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
-def test_every_exercise_is_followed_by_its_folded_solution(path):
-    cells = _cells(path)
-    exercises = [i for i, cell in enumerate(cells) if "exercise" in _tags(cell)]
-    assert exercises, f"{path.name} has no exercise"
-    for number, index in enumerate(exercises, start=1):
-        called = CHECKER.findall(_source(cells[index]))
-        assert [(nb, k) for _, nb, k in called] == [(path.name[1], str(number))], (
-            f"{path.name}: exercise {number} should call check.ex_b{path.name[1]}_{number}; it calls {called}")
-        heading, solution = cells[index + 1], cells[index + 2]
-        assert _source(heading) == f"#### Solution to exercise {number}"
-        assert {"solution", "hide-input"} <= set(_tags(solution))
-        assert solution["metadata"].get("jupyter", {}).get("source_hidden") is True
-        assert CHECKER.findall(_source(solution)) == called
-        assert all(output["output_type"] != "error" for output in solution.get("outputs", []))
-        shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in solution.get("outputs", []))
-        assert "Correct!" in shown, f"{path.name}: the solution of exercise {number} does not pass its checker"
 
 
 def test_the_finished_engine_matches_autograd_lab():

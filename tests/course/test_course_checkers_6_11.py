@@ -306,6 +306,15 @@ def test_10_1_count_parameters():
     assert_fails(check.ex_10_1(lambda m: len(list(m.parameters()))), "the count is")
 
 
+def test_10_1_leaves_the_learners_random_numbers_alone():
+    """Notebook 10 runs the checker (exercise, then solution) between its seed and the MLP's initial weights."""
+    al.manual_seed(0)
+    expected = al.rand(3)
+    al.manual_seed(0)
+    check.ex_10_1(lambda m: sum(p.numel() for p in m.parameters() if p.requires_grad))
+    assert al.equal(al.rand(3), expected)
+
+
 def _step(model, optimizer, xb, yb, *, zero=True, step=True):
     if zero:
         optimizer.zero_grad()

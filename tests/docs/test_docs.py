@@ -73,6 +73,23 @@ def test_every_notebook_is_rendered_with_its_stored_outputs(site):
         assert shown == with_outputs, f"{path.name}: {with_outputs} cells have stored outputs, the page shows {shown}"
 
 
+def test_solutions_are_folded_behind_a_toggle(site):
+    """Every worked solution (a cell tagged solution and hide-input) is rendered with its source inside a closed
+    <details> ("Show code cell source"), and its checker's output outside it, shown."""
+    folded = re.compile(r'<div class="cell (?=[^"]*\btag_solution\b)(?=[^"]*\btag_hide-input\b)[^"]*">\s*'
+                        r'<details class="[^"]*\bhide above-input\b[^"]*">.*?Show code cell source.*?</details>\s*'
+                        r'<div class="cell_output', re.S)
+    total = 0
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        solutions = sum(1 for c in cells if "solution" in c.get("metadata", {}).get("tags", []))
+        name = path.relative_to(ROOT / "notebooks").with_suffix(".html").as_posix()
+        page = (site / "notebooks" / name).read_text(encoding="utf-8")
+        assert len(folded.findall(page)) == solutions, f"{path.name}: {solutions} solutions, not all shown folded"
+        total += solutions
+    assert total >= 40, f"expected the course's solutions (over 40), found {total}"
+
+
 def test_no_page_embeds_a_widget_view_it_cannot_run(site):
     for page in (site / "notebooks").glob("**/*.html"):
         assert "application/vnd.jupyter.widget-view+json" not in page.read_text(encoding="utf-8"), page.name

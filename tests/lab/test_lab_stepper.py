@@ -118,3 +118,15 @@ def test_widget_buttons_and_clicks_reach_python():
     assert widget.stepper["index"] == 3 and "backward complete" in widget.stepper["caption"]
     widget._message(widget, {"action": "reset"}, [])
     assert widget.stepper["index"] == 0
+
+
+def test_only_the_widget_tells_the_reader_to_press_next():
+    """The stored text of a stepper is read where no kernel runs (the docs site): it names no button there alone."""
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    stepper = step_backward((x * 2).sum())
+    assert stepper.widget.stepper["caption"] == "before backward: 3 nodes to run. Press Next."
+    assert repr(stepper) == "<Stepper before backward: 3 nodes to run. Next (in JupyterLab) or .next() runs one.>"
+    bundle = stepper._repr_mimebundle_()
+    assert "Press Next" not in bundle["text/plain"] and "Press Next" not in bundle["text/html"]
+    stepper.next()
+    assert repr(stepper).startswith("<Stepper step 1/3: SumBackward0") and "Press Next" not in repr(stepper)
