@@ -205,10 +205,11 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 
 def __getattr__(name: str):
-    # ``al.lab`` is imported on first use only: the core never needs the lab (or its dependencies).
-    if name == "lab":
+    # ``al.lab`` and ``al.course`` are imported on first use only: the core never needs them (or the lab's
+    # dependencies). A Chinese notebook starts with ``al.course.set_language("zh")``.
+    if name in ("lab", "course"):
         import importlib
-        return importlib.import_module(".lab", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'autograd_lab' has no attribute '{name}'")
 
 

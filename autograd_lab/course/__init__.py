@@ -10,10 +10,14 @@ A teacher's own checkers (in their own package, see the docs' guide for teachers
 learner's exception becomes feedback), :func:`is_placeholder` / :func:`not_answered` (the ``...`` still to replace),
 :func:`passed` and :func:`failed`. ``python -m autograd_lab.course.store`` stores a lesson notebook's outputs
 (:mod:`.store`).
+
+The checkers speak English unless told otherwise: ``set_language("zh")`` (here, or as ``al.course.set_language``)
+switches their feedback, and the lab's drawings, to Chinese (:mod:`autograd_lab.i18n`).
 """
 
 from __future__ import annotations
 
+from ..i18n import get_language, set_language
 from . import check
 from ._feedback import (
     Feedback,
@@ -27,4 +31,4 @@ from ._feedback import (
 )
 
 __all__ = ["check", "Feedback", "passed", "failed", "not_answered", "is_placeholder", "as_array", "compare_arrays",
-           "call_learner"]
+           "call_learner", "set_language", "get_language"]
