@@ -21,8 +21,10 @@ for), code names (``requires_grad``, ``AccumulateGrad``...), numbers and values.
 parts are listed in :data:`PARTS`. Keys are namespaced by who says them (``feedback.*``, ``ex07.*``, ``exb3.*``,
 ``lab.*``, ``widget.*``). A key ending in ``.one`` / ``.other`` is a pair chosen by a count (:func:`msg_n`).
 
-A language's ``__init__.py`` may define ``polish(text) -> text``, applied to each formatted message: Chinese uses it
-to put a space between Chinese characters and the code names or numbers filled into its templates.
+A language's ``__init__.py`` may define ``polish(text) -> text``, applied to each message's own words and at each
+place where a filled-in value meets them: Chinese uses it to put a space between Chinese characters and the code names
+or numbers filled into its templates. The values themselves (a learner's variable names, above all) are never
+changed. ``polish`` must decide from adjacent characters only (a space between two characters, or none).
 
 **Adding a language** (say French, ``fr``): copy ``autograd_lab/i18n/en/`` to ``autograd_lab/i18n/fr/``, translate
 every template keeping its ``{fields}`` exactly, and add ``"fr"`` to :data:`LANGUAGES`.
@@ -123,7 +125,31 @@ def msg(key: str, /, **values) -> str:
     template = catalogue(code).get(key)
     if template is None:
         template = catalogue(LANGUAGES[0])[key]  # KeyError: a key no catalogue has is a bug in the caller
-    return _polish[code](template.format(**values))
+    return _filled(template, values, _polish[code])
+
+
+_FORMATTER = string.Formatter()
+
+
+def _filled(template: str, values: Mapping, polish: Callable[[str], str]) -> str:
+    """``template.format(**values)`` with ``polish`` applied to the template's words and where they meet a value,
+    never inside a value: a name such as ``权重w`` is shown as the learner wrote it."""
+    if polish is str:
+        return template.format(**values)
+    text = ""
+    for literal, name, spec, conversion in _FORMATTER.parse(template):
+        text = _joined(text, polish(literal), polish)
+        if name is not None:
+            value = _FORMATTER.convert_field(_FORMATTER.get_field(name, (), values)[0], conversion)
+            text = _joined(text, _FORMATTER.format_field(value, spec or ""), polish)
+    return text
+
+
+def _joined(left: str, right: str, polish: Callable[[str], str]) -> str:
+    """``left + right``, with the space ``polish`` puts between the two characters where they meet."""
+    if left and right and polish(left[-1] + right[0]) != left[-1] + right[0]:
+        return f"{left} {right}"
+    return left + right
 
 
 def msg_n(key: str, count: int, /, **values) -> str:

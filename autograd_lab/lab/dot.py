@@ -14,6 +14,7 @@ import html
 
 import graphviz
 
+from ..i18n import msg
 from .scene import Box, DotOptions, Scene, StepOverlay, build_scene
 from .snapshot import Snapshot
 from .svg import BOX_LOOK, LINK_LOOK, ROW_LOOK
@@ -78,8 +79,9 @@ def scene_to_dot(graph: graphviz.Digraph, scene: Scene, options: DotOptions) -> 
     if scene.legend:
         rows = "".join(f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10">{escape(text)}</FONT></TD></TR>'
                        for _, text in scene.legend)
+        title = escape(msg("lab.legend_title"))
         graph.node("legend", id="legend",
-                   label=f'<<TABLE BORDER="1" COLOR="#bbbbbb" CELLBORDER="0"><TR><TD ALIGN="LEFT"><B>Legend</B></TD></TR>'
+                   label=f'<<TABLE BORDER="1" COLOR="#bbbbbb" CELLBORDER="0"><TR><TD ALIGN="LEFT"><B>{title}</B></TD></TR>'
                          f"{rows}</TABLE>>")
 
 

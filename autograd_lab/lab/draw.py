@@ -13,6 +13,7 @@ import html
 
 import graphviz
 
+from ..i18n import join, msg
 from ..nn.module import Module
 from ..tensor import Tensor
 from .dot import scene_to_dot
@@ -34,10 +35,10 @@ def _outline_text(snap: Snapshot, nid: str) -> str:
     if node.variable is not None:
         leaf = snap.tensors[node.variable]
         grad = leaf.grad.text() if leaf.grad is not None else "None"
-        text += f": {leaf.name or 'leaf'} {shape_text(leaf.shape)} {leaf.dtype}, .grad={grad}"
+        text += f": {leaf.name or msg('lab.outline_leaf')} {shape_text(leaf.shape)} {leaf.dtype}, .grad={grad}"
     stale = [s.name for s in node.saved if s.stale]
     if stale:
-        text += f"  ⚠ stale saved tensor(s) {', '.join(stale)}: the next backward raises"
+        text += msg("lab.outline_stale", names=join(stale))
     return text
 
 
@@ -48,9 +49,9 @@ def outline(snap: Snapshot, max_lines: int = OUTLINE_LINES) -> str:
     stack: list[tuple] = []  # ("text", line) or ("node", node id, prefix, prefix of its children)
     for tid in reversed(snap.roots):
         tensor = snap.tensors[tid]
-        label = f"{tensor.name or 'tensor'} {shape_text(tensor.shape)} {tensor.dtype}"
+        label = f"{tensor.name or msg('lab.tensor')} {shape_text(tensor.shape)} {tensor.dtype}"
         if tensor.node is None:
-            stack.append(("text", label + "  (no grad_fn: nothing recorded)"))
+            stack.append(("text", label + msg("lab.outline_no_grad_fn")))
         else:
             stack.extend([("node", tensor.node, "└─ ", "   "), ("text", label)])
     while stack and len(lines) < max_lines:
@@ -60,7 +61,7 @@ def outline(snap: Snapshot, max_lines: int = OUTLINE_LINES) -> str:
             continue
         _, nid, prefix, child_prefix = item
         if nid in seen:
-            lines.append(prefix + _outline_text(snap, nid) + "  (shown above)")
+            lines.append(prefix + _outline_text(snap, nid) + msg("lab.outline_shown_above"))
             continue
         seen.add(nid)
         lines.append(prefix + _outline_text(snap, nid))
@@ -69,11 +70,11 @@ def outline(snap: Snapshot, max_lines: int = OUTLINE_LINES) -> str:
             child = children[position][0]
             branch, more = ("└─ ", "   ") if position == len(children) - 1 else ("├─ ", "│  ")
             if child is None:
-                stack.append(("text", child_prefix + branch + "(an input that needs no grad)"))
+                stack.append(("text", child_prefix + branch + msg("lab.outline_constant")))
             else:
                 stack.append(("node", child, child_prefix + branch, child_prefix + more))
     if stack:
-        lines.append(f"... (outline cut after {max_lines} lines; the graph has {len(snap.nodes)} nodes)")
+        lines.append(msg("lab.outline_cut", lines=max_lines, nodes=len(snap.nodes)))
     return "\n".join(lines)
 
 
@@ -82,7 +83,7 @@ def static_bundle(svg: str, text: str, what: str) -> dict:
     outline under it (JupyterLab shows HTML, not SVG, in a notebook not yet run), and the outline as text."""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     page = (f'<div class="al-static"><img alt="{html.escape(what, quote=True)}" style="max-width: 100%" '
-            f'src="data:image/svg+xml;base64,{data}"/><details><summary>The same graph as text</summary>'
+            f'src="data:image/svg+xml;base64,{data}"/><details><summary>{html.escape(msg("lab.same_graph_as_text"))}</summary>'
             f"<pre>{html.escape(text)}</pre></details></div>")
     return {"image/svg+xml": svg, "text/html": page, "text/plain": text}
 
@@ -139,8 +140,8 @@ class Drawing(graphviz.Digraph):
     def describe(self) -> str:
         """One line saying what is drawn (the image's alternative text)."""
         snap = self._snapshot
-        roots = ", ".join(snap.tensors[t].name or "a tensor" for t in snap.roots) or "nothing"
-        return f"The autograd graph of {roots}: {len(snap.nodes)} nodes, output at the top."
+        roots = join(snap.tensors[t].name or msg("lab.a_tensor") for t in snap.roots) or msg("lab.nothing")
+        return msg("lab.describe", roots=roots, nodes=len(snap.nodes))
 
     def static_svg(self) -> str:
         """The SVG stored in the notebook for front ends without the widget (no ``dot`` executable needed)."""

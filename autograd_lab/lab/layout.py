@@ -18,14 +18,19 @@ The classic method of Sugiyama et al., kept short:
 
 Everything is deterministic: the same graph and sizes give the same positions, which is what lets the
 stepper keep every node in place from one step to the next.
+
+The boxes' sizes come from their text (:func:`text_cells`): the drawing is set in a monospace font, where a Latin
+letter takes one cell and a Chinese character (or any East Asian wide character) two, so a caption in Chinese gets a
+box wide enough for it.
 """
 
 from __future__ import annotations
 
 import bisect
+import unicodedata
 from dataclasses import dataclass, field
 
-__all__ = ["Layout", "layered"]
+__all__ = ["Layout", "layered", "char_cells", "text_cells", "clip_cells"]
 
 RANK_GAP = 44.0  # vertical space between ranks (the stepper writes gradients on the edges there)
 NODE_GAP = 26.0  # horizontal space between boxes
@@ -34,6 +39,34 @@ MARGIN = 8.0
 LONG_SPAN = 16  # edges spanning more ranks than this get no dummy points
 ORDER_SWEEPS = 12
 PLACE_SWEEPS = 8
+WIDE_SYMBOLS = "⚠"  # narrow in Unicode's tables, but drawn wide (as an emoji) by most fonts
+
+
+def char_cells(char: str) -> int:
+    """How many cells of a monospace font ``char`` takes: two for an East Asian wide or fullwidth character (Chinese,
+    Japanese, Korean, fullwidth punctuation such as ``，``) and for :data:`WIDE_SYMBOLS`, none for a combining mark,
+    one otherwise."""
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") or char in WIDE_SYMBOLS else 1
+
+
+def text_cells(text: str) -> int:
+    """The width of ``text`` in monospace cells (``len`` for plain ASCII; a Chinese character counts two)."""
+    return sum(char_cells(char) for char in text)
+
+
+def clip_cells(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` cells, else as much of it as fits in ``limit - 1`` followed by ``…``."""
+    if text_cells(text) <= limit:
+        return text
+    kept, used = [], 0
+    for char in text:
+        used += char_cells(char)
+        if used > limit - 1:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
 
 
 @dataclass

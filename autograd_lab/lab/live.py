@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import time
 
+from ..i18n import msg
 from ..tensor import Tensor
 from .draw import Drawing, static_bundle
 from .names import namespace_names, type_modules
@@ -61,7 +62,7 @@ class Watch:
                 tensors.append(value)
                 named[target] = value
             else:
-                problems.append(f"{target} is a {type(value).__name__}, not a Tensor")
+                problems.append(msg("lab.watch.not_a_tensor", target=target, type=type(value).__name__))
         return tensors, problems, named
 
     def refresh(self) -> None:
@@ -116,7 +117,7 @@ def _after_cell(*args) -> None:
             live.refresh()
         except Exception as exc:  # never break the learner's notebook: say what went wrong in the drawing
             if live.drawing is not None:
-                live.drawing.messages = [f"redraw failed: {type(exc).__name__}: {exc}"]
+                live.drawing.messages = [msg("lab.watch.redraw_failed", type=type(exc).__name__, error=exc)]
                 if live._widget is not None:
                     live._widget.messages = list(live.drawing.messages)
 
@@ -171,7 +172,7 @@ def load_ipython_extension(ipython) -> None:
     def watch_magic(line: str):
         names = line.split()
         if not names:
-            print("usage: %watch NAME [NAME...]   (names of tensors in this notebook, redrawn after every cell)")
+            print(msg("lab.watch.usage"))
             return None
         return watch(*names)
 

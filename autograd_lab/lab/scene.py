@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..i18n import join, msg, msg_n
+from .layout import clip_cells, text_cells
 from .snapshot import NodeRecord, SavedRecord, Snapshot, TensorRecord, ValueSummary
 
 __all__ = ["direction", "LEGEND", "legend_text", "hook_kind", "DotOptions", "StepOverlay", "Row", "Box", "Link", "Scene",
@@ -97,7 +98,7 @@ class Box:
     rows: list[Row]
     classes: list[str] = field(default_factory=list)  # freed, off, stale, current, done
     cluster: str | None = None  # the module whose box it is drawn in (modules="cluster")
-    reserve: int = 0  # characters to reserve in width, for text the stepper fills in later
+    reserve: int = 0  # cells (layout.text_cells) to reserve in width, for text the stepper fills in later
 
 
 @dataclass
@@ -167,7 +168,7 @@ def short_value(summary: ValueSummary | None) -> str:
 
 
 def _clip(text: str, limit: int = NOTE_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return clip_cells(text, limit)
 
 
 def plan(snap: Snapshot, options: DotOptions) -> tuple[dict[str, str], list[str]]:
@@ -219,7 +220,7 @@ def _saved_row(saved: SavedRecord, freed_now: set) -> Row:
 
 
 def _hook_rows(node: NodeRecord) -> list[Row]:
-    return [Row(_clip(f"{hook_kind(kind)}: {', '.join(names)}", 2 * NOTE_CHARS), "hook")
+    return [Row(_clip(msg("lab.hook_row", kind=hook_kind(kind), names=", ".join(names)), 2 * NOTE_CHARS), "hook")
             for kind, names in node.hooks.items()]
 
 
@@ -264,7 +265,7 @@ def node_box(snap: Snapshot, node: NodeRecord, overlay: StepOverlay | None = Non
     else:
         box = Box(node.id, "op", _op_rows(snap, node, freed_now))
         if overlay is not None:  # room for the rows' "· freed" once backward has run the node
-            box.reserve = max(len(row.text) for row in _op_rows(snap, node, {s.name for s in node.saved}))
+            box.reserve = max(text_cells(row.text) for row in _op_rows(snap, node, {s.name for s in node.saved}))
     if node.freed or freed_now:
         box.classes.append("freed")
     if not node.requires_grad:

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..autograd.graph import AccumulateGrad, Node, gradient_edge
-from ..i18n import msg
 from ..autograd.saved import SavedTensor
+from ..i18n import msg
 from ..nn.module import Module, set_module_tagging
 from ..tensor import Tensor
 

@@ -3,19 +3,20 @@
 Both come from :func:`to_svg`, so a notebook viewed without a kernel (JupyterLab before the cells run,
 the docs site, GitHub) shows the same picture as the live widget. No ``dot`` executable is involved:
 :mod:`~autograd_lab.lab.layout` places the boxes in Python. Text is monospace, so its width is known
-without font metrics. Every piece of text is escaped. Elements carry classes (``al-op``, ``al-current``,
-``al-title``...) so that the widget's stylesheet can restyle them for JupyterLab's light and dark
-themes; the colours written as attributes here are the light theme, used wherever no stylesheet applies.
+without font metrics (a Chinese character takes two cells). Every piece of text is escaped. Elements carry
+classes (``al-op``, ``al-current``, ``al-title``...) so that the widget's stylesheet can restyle them for
+JupyterLab's light and dark themes; the colours written as attributes here are the light theme, used wherever no
+stylesheet applies.
 """
 
 from __future__ import annotations
 
 import html
 import math
-import re
+import unicodedata
 from dataclasses import dataclass
 
-from .layout import Layout, layered
+from .layout import Layout, layered, text_cells
 from .scene import Box, Link, Scene, direction
 
 __all__ = ["to_svg", "layout_scene", "box_size", "FONT"]
@@ -74,8 +75,8 @@ def _esc(text) -> str:
 
 
 def _text_width(text: str, size: float) -> float:
-    wide = sum(1 for ch in text if ord(ch) > 0x2000 and ch not in "·→←…‖⋯")
-    return (len(text) + wide) * CHAR * size
+    """The width of ``text`` at font ``size``: a Chinese character takes two cells (:func:`.layout.text_cells`)."""
+    return text_cells(text) * CHAR * size
 
 
 def box_size(box: Box) -> tuple[float, float]:
@@ -234,18 +235,38 @@ def _graph_svg(scene: Scene, layout: Layout) -> str:
     return "".join(parts + labels)
 
 
-_CJK = re.compile(r"([\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef])")  # wide characters: a line may break beside each
+_NO_BREAK_BEFORE = frozenset("，。、：；？！）」』》…")  # Chinese punctuation that never starts a line
+_NO_BREAK_AFTER = frozenset("（「『《")  # nor ends one
+
+
+def _breakable(char: str) -> bool:
+    """A line may break beside a wide character: Chinese writes no spaces between its words."""
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def _pieces(word: str) -> list[str]:
+    """``word`` (no spaces) cut where a line may break: beside each Chinese character, except before closing and
+    after opening punctuation. A Latin word stays whole."""
+    pieces: list[str] = []
+    for char in word:
+        if pieces and (_breakable(char) or _breakable(pieces[-1][-1])) \
+                and char not in _NO_BREAK_BEFORE and pieces[-1][-1] not in _NO_BREAK_AFTER:
+            pieces.append(char)
+        elif pieces:
+            pieces[-1] += char
+        else:
+            pieces.append(char)
+    return pieces
 
 
 def _wrap(text: str, width: float, size: float) -> list[str]:
-    """Lines of ``text`` at most ``width`` wide: broken at spaces, and beside Chinese characters (which have none
-    between them). A wide character counts as two narrow ones."""
+    """Lines of ``text`` at most ``width`` wide: broken at spaces, and beside Chinese characters."""
     per_line = max(20, int(width / (CHAR * size)))
     lines, line = [], ""
     for word in text.split():
-        for index, piece in enumerate(p for p in _CJK.split(word) if p):
+        for index, piece in enumerate(_pieces(word)):
             joined = f"{line} {piece}" if line and index == 0 else line + piece
-            if line and len(joined) + len(_CJK.findall(joined)) > per_line:
+            if line and text_cells(joined) > per_line:
                 lines.append(line)
                 line = piece
             else:

@@ -2,7 +2,9 @@
 // this module puts it in the page, fits it to the cell (zoom, pan, Fit and 1:1), restyles it with
 // JupyterLab's theme variables, keeps the stepper's current node in view, and sends node clicks and
 // stepper buttons back to Python. Text from Python goes in with textContent; the SVG is parsed as XML
-// (no scripts run from it) and cleaned of anything active before it is shown.
+// (no scripts run from it) and cleaned of anything active before it is shown. The module has no words of its
+// own: every label and title comes from Python's `texts` (autograd_lab.i18n's widget.* messages, in the
+// learner's language), and is relabelled when `texts` changes.
 
 const MIN_READABLE = 0.55; // the first view never shrinks text below this scale; Fit may
 const MAX_SCALE = 4;
@@ -117,11 +119,31 @@ function parseSvg(text) {
   return document.importNode(svg, true);
 }
 
-function renderDetails(box, details, onClose) {
+// The widget's words: text(key) reads Python's `texts`; label() remembers an element and what it says, so
+// that relabel() can say it again in another language.
+function makeTexts(model) {
+  const labelled = [];
+  const text = (key) => String((model.get("texts") || {})[key] ?? "");
+  function label(node, key, attribute = "textContent") {
+    labelled.push([node, key, attribute]);
+    if (attribute === "textContent") node.textContent = text(key);
+    else node.setAttribute(attribute, text(key));
+    return node;
+  }
+  function relabel() {
+    for (const [node, key, attribute] of labelled) {
+      if (attribute === "textContent") node.textContent = text(key);
+      else node.setAttribute(attribute, text(key));
+    }
+  }
+  return { text, label, relabel };
+}
+
+function renderDetails(box, details, onClose, texts) {
   box.replaceChildren();
   if (!details || !details.title) return;
   const close = element("button", "al-close", "×");
-  close.title = "Close the details";
+  close.title = texts.text("close");
   close.addEventListener("click", onClose);
   box.append(close, element("h4", "", details.title));
   for (const section of details.sections || []) {
@@ -149,11 +171,12 @@ function renderLegend(box, legend) {
   }
 }
 
-function makeStepper(model, controls) {
+function makeStepper(model, controls, texts) {
   const buttons = {};
   let timer = null;
-  for (const [action, label] of [["reset", "Reset"], ["back", "◀ Back"], ["play", "▶ Play"], ["next", "Next ▶"]]) {
-    const button = element("button", `al-${action}`, label);
+  for (const action of ["reset", "back", "play", "next"]) {
+    const button = element("button", `al-${action}`);
+    if (action !== "play") texts.label(button, action); // Play's label follows the timer: playLabel()
     button.addEventListener("click", () => onButton(action));
     buttons[action] = button;
     controls.appendChild(button);
@@ -161,24 +184,29 @@ function makeStepper(model, controls) {
   const slider = element("input", "al-slider");
   slider.type = "range";
   slider.min = "0";
-  slider.setAttribute("aria-label", "backward step");
-  slider.addEventListener("change", () => model.send({ action: "seek", index: Number(slider.value) }));
+  texts.label(slider, "slider", "aria-label");
   controls.appendChild(slider);
+  playLabel();
+
+  function playLabel() {
+    buttons.play.textContent = texts.text(timer === null ? "play" : "pause");
+  }
+  slider.addEventListener("change", () => model.send({ action: "seek", index: Number(slider.value) }));
 
   function stop() {
     if (timer !== null) clearInterval(timer);
     timer = null;
-    buttons.play.textContent = "▶ Play";
+    playLabel();
   }
   function onButton(action) {
     if (action === "play") {
       if (timer !== null) return stop();
-      buttons.play.textContent = "⏸ Pause";
       timer = setInterval(() => {
         const state = model.get("stepper") || {};
         if (state.index >= state.total) return stop();
         model.send({ action: "next" });
       }, Number((model.get("stepper") || {}).interval_ms || 700));
+      playLabel();
       return;
     }
     if (action === "reset") stop();
@@ -191,7 +219,7 @@ function makeStepper(model, controls) {
     buttons.back.disabled = !state.enabled || state.index <= 0;
     if (state.index >= state.total) stop();
   }
-  return { update, stop };
+  return { update, stop, playLabel };
 }
 
 // Zoom and pan of the drawing inside its box.
@@ -321,8 +349,9 @@ function render({ model, el }) {
   const legendItems = element("div", "al-legend-items");
   const outlineBox = element("details", "al-outline");
   const outlineText = element("pre");
-  legendBox.append(element("summary", "", "Legend"), legendItems);
-  outlineBox.append(element("summary", "", "The same graph as text"), outlineText);
+  const texts = makeTexts(model);
+  legendBox.append(texts.label(element("summary"), "legend"), legendItems);
+  outlineBox.append(texts.label(element("summary"), "outline"), outlineText);
   more.append(legendBox, outlineBox);
   bar.append(direction, zoom);
   row.append(graph, details);
@@ -331,20 +360,23 @@ function render({ model, el }) {
 
   const viewport = makeViewport(graph, root);
   const scaleText = element("span", "al-scale");
+  const SIGNS = ["−", "+"]; // the same in every language
   for (const [cls, label, title, act] of [
-    ["al-fit", "Fit", "Show the whole graph", () => viewport.setScale(viewport.fitScale(), true)],
-    ["al-actual", "1:1", "Actual size", () => viewport.setScale(1, true)],
-    ["al-out", "−", "Zoom out (or Ctrl + wheel)", () => viewport.setScale(viewport.view.scale / 1.25, true)],
-    ["al-in", "+", "Zoom in (or Ctrl + wheel)", () => viewport.setScale(viewport.view.scale * 1.25, true)],
+    ["al-fit", "fit", "fit_title", () => viewport.setScale(viewport.fitScale(), true)],
+    ["al-actual", "actual", "actual_title", () => viewport.setScale(1, true)],
+    ["al-out", "−", "zoom_out_title", () => viewport.setScale(viewport.view.scale / 1.25, true)],
+    ["al-in", "+", "zoom_in_title", () => viewport.setScale(viewport.view.scale * 1.25, true)],
   ]) {
-    const button = element("button", cls, label);
-    button.title = title;
+    const button = element("button", cls);
+    if (SIGNS.includes(label)) button.textContent = label;
+    else texts.label(button, label);
+    texts.label(button, title, "title");
     button.addEventListener("click", act);
     zoom.appendChild(button);
   }
   zoom.appendChild(scaleText);
   viewport.view.onScale = (scale) => { scaleText.textContent = `${Math.round(scale * 100)}%`; };
-  const stepper = makeStepper(model, controls);
+  const stepper = makeStepper(model, controls, texts);
   let renderId = 0;
 
   function closeDetails() {
@@ -367,7 +399,7 @@ function render({ model, el }) {
     try {
       svg = parseSvg(model.get("svg") || '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>');
     } catch (error) {
-      graph.replaceChildren(element("div", "al-error-box", "This drawing could not be shown: " + error));
+      graph.replaceChildren(element("div", "al-error-box", texts.text("cannot_show") + error));
       return;
     }
     if (mine !== renderId) return;
@@ -409,7 +441,7 @@ function render({ model, el }) {
 
   model.on("change:svg", updateGraph);
   model.on("change:details", () => {
-    renderDetails(details, model.get("details"), closeDetails);
+    renderDetails(details, model.get("details"), closeDetails, texts);
     requestAnimationFrame(() => { // below a wide graph, bring the details into sight
       if (details.firstChild && !contains(visibleArea(root), details.getBoundingClientRect())) {
         details.scrollIntoView({ block: "nearest" });
@@ -422,10 +454,12 @@ function render({ model, el }) {
   model.on("change:selected", markSelected);
   model.on("change:legend", updateText);
   model.on("change:outline", updateText);
+  model.on("change:direction", updateText);
+  model.on("change:texts", () => { texts.relabel(); stepper.playLabel(); });
   updateStepper();
   updateMessages();
   updateText();
-  renderDetails(details, model.get("details"), closeDetails);
+  renderDetails(details, model.get("details"), closeDetails, texts);
   const resize = new ResizeObserver(() => viewport.refit());
   resize.observe(root);
   requestAnimationFrame(updateGraph); // after the first layout, so that the cell's width is known

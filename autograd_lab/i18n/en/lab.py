@@ -4,6 +4,7 @@ MESSAGES = {
     # -- the drawing: reading direction, legend, messages ---------------------------------------------------
     "lab.direction": ("Read from the output at the top down to the leaves: each arrow is an edge of next_functions, the "
                       "way backward sends gradients. (The forward pass ran from the bottom up.)"),
+    "lab.legend_title": "Legend",
     "lab.legend.op": "op node (a grad_fn) and the tensors it saved",
     "lab.legend.leaf": "AccumulateGrad: adds into a leaf's .grad",
     "lab.legend.tensor": "a tensor, by its name (or the output)",
@@ -30,6 +31,7 @@ MESSAGES = {
     "lab.hook_kind.hook": "hook",
     "lab.hook_kind.leaf": "leaf hook",
     "lab.hook_kind.tensor": "tensor hook (output {output})",
+    "lab.hook_row": "{kind}: {names}",
     "lab.wraps": "wraps {name}",
     "lab.retain_grad_on": "retain_grad on output {outputs}",
     "lab.unnamed_leaf": "(unnamed leaf)",

@@ -4,6 +4,7 @@ MESSAGES = {
     # -- 图：阅读方向、图例、提示 -----------------------------------------------------------------------------
     "lab.direction": ("从顶部的输出往下读到叶子节点：每个箭头是 next_functions 中的一条边，也就是反向传播发送梯度的方向。"
                       "（前向计算是从下往上进行的。）"),
+    "lab.legend_title": "图例",
     "lab.legend.op": "运算节点（一个 grad_fn）及其保存的张量",
     "lab.legend.leaf": "AccumulateGrad：累加进叶子的 .grad",
     "lab.legend.tensor": "张量，标的是它的变量名（或“输出”）",
@@ -30,6 +31,7 @@ MESSAGES = {
     "lab.hook_kind.hook": "后置钩子",
     "lab.hook_kind.leaf": "叶子钩子",
     "lab.hook_kind.tensor": "张量钩子（输出 {output}）",
+    "lab.hook_row": "{kind}：{names}",
     "lab.wraps": "包装 {name}",
     "lab.retain_grad_on": "输出 {outputs} 上有 retain_grad",
     "lab.unnamed_leaf": "（未命名的叶子）",
@@ -42,7 +44,7 @@ MESSAGES = {
     "lab.module_ops.one": "1 个运算：{names}",
     "lab.module_ops.other": "{count} 个运算：{names}",
     "lab.output_n": "输出 {output}",
-    "lab.view_of": "是它的视图",
+    "lab.view_of": "是…的视图",
     # -- 文字大纲（nbval 比较的就是它）和图片的替代文字 ---------------------------------------------------------
     "lab.outline_leaf": "叶子",
     "lab.outline_stale": "  ⚠ 已保存的张量 {names} 已过期：下一次反向传播会报错",
@@ -54,7 +56,7 @@ MESSAGES = {
     "lab.a_tensor": "一个张量",
     "lab.nothing": "无",
     "lab.describe": "{roots} 的 autograd 计算图：{nodes} 个节点，输出在顶部。",
-    "lab.describe_stepper": "反向传播步进器：{caption}",
+    "lab.describe_stepper": "反向传播单步器：{caption}",
     # -- 详情面板 -------------------------------------------------------------------------------------------
     "lab.stale_sentence": ("{node} 在版本 {saved} 时保存了 '{name}'，但它现在是版本 {now}：下一次经过 {node} 的反向传播"
                            "会报错，因为一次原地操作修改了它的梯度公式要用的张量。请改用非原地的运算，"
@@ -73,12 +75,12 @@ MESSAGES = {
     "lab.detail.inputs": "输入数",
     "lab.detail.outputs": "输出",
     "lab.detail.wraps": "包装",
-    "lab.detail.into": "{node}，累加进 {leaf}",
+    "lab.detail.into": "{node}，累加进{leaf}",
     "lab.detail.an_unnamed_leaf": "一个未命名的叶子",
     "lab.detail.leaf": "叶子",
     "lab.detail.name": "名字",
     "lab.detail.unnamed": "（未命名）",
-    "lab.detail.view_of": "视图的基张量",
+    "lab.detail.view_of": "基张量",
     # -- 反向传播步进器 -------------------------------------------------------------------------------------
     "lab.step.leaf_label": "叶子 {shape} {dtype}",
     "lab.step.title": "第 {index}/{total} 步：{title}",
