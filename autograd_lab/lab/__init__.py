@@ -23,12 +23,16 @@ keeps the stepper's current node in view, and sends node clicks and stepper butt
 which answers with the node's details and the next step's drawing. Its source is ``lab-frontend/``;
 ``make lab-bundle`` rebuilds ``static/widget.js``.
 
+Every word a drawing, caption, legend, details panel or button shows comes from the message catalogue
+(:mod:`autograd_lab.i18n`): ``set_language("zh")`` (here, or ``al.course.set_language``) makes the lab speak Chinese.
+
 The lab uses only the core's public introspection and the engine's step generator; the core never
 imports it.
 """
 
 from __future__ import annotations
 
+from ..i18n import get_language, set_language
 from .dot import escape, to_dot
 from .draw import Drawing, draw, outline
 from .live import Watch, load_ipython_extension, unwatch, watch
@@ -39,4 +43,4 @@ from .svg import to_svg
 
 __all__ = ["draw", "watch", "unwatch", "step_backward", "snapshot", "to_dot", "outline", "escape", "Drawing",
            "Watch", "Stepper", "Snapshot", "NodeRecord", "SavedRecord", "TensorRecord", "DotOptions", "StepOverlay",
-           "Scene", "build_scene", "to_svg", "load_ipython_extension"]
+           "Scene", "build_scene", "to_svg", "load_ipython_extension", "set_language", "get_language"]
