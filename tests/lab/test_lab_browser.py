@@ -5,7 +5,8 @@ learner sees: the drawings have the expected nodes and edges, read from the outp
 cell and the window, and name a module's parameters; each Next in the stepper keeps the current node in
 view and every node in place; a node's details open without squeezing the graph; a new cell doing an
 in-place op makes the watched graph flag the stale saved tensor in red; and in the dark theme the text
-stays readable. A stored course notebook, opened before anything runs, shows its drawings. Screenshots
+stays readable. A stored course notebook, opened before anything runs, shows its drawings. After
+``al.course.set_language("zh")`` the widget's buttons, legend, caption and details speak Chinese. Screenshots
 are saved in ``test-artifacts/lab-browser/`` for people to look at.
 """
 
@@ -316,5 +317,56 @@ def test_lab_widgets_in_jupyterlab(jupyter):
             expect(page.get_by_text("Error displaying widget")).to_have_count(0)
         finally:
             page.screenshot(path=str(SCREENSHOTS / "last.png"), full_page=True)
+            browser.close()
+    assert errors == [], f"errors in the page: {errors}"
+
+
+def test_the_widget_speaks_chinese_after_set_language(jupyter, tmp_path):
+    """A Chinese notebook's first cell switches the language: the buttons, the legend, the caption and the drawing
+    speak Chinese (their words come from Python's catalogue), and the Chinese text fits its boxes."""
+    nbformat = pytest.importorskip("nbformat")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    expect = sync_api.expect
+    expect.set_options(timeout=60_000)
+    cells = ['import autograd_lab as al\nal.course.set_language("zh")',
+             "x = al.tensor([1.0, 2.0], requires_grad=True)\nloss = (x.exp() * 3).sum()\nal.lab.draw(loss)",
+             "al.lab.step_backward(loss)"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells],
+                                        metadata=nbformat.read(NOTEBOOK, as_version=4).metadata)  # its kernel
+    nbformat.write(notebook, tmp_path / "root" / "zh_lab.ipynb")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            _open(page, jupyter("zh_lab.ipynb"), errors)
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_text("Run All Cells", exact=True).click()
+            labs = page.locator(".al-lab")
+            expect(labs).to_have_count(2)
+            drawing, stepper = labs.nth(0), labs.nth(1)
+            expect(drawing.locator(".al-direction")).to_contain_text("从顶部的输出往下读到叶子节点")
+            expect(drawing.locator(".al-legend summary")).to_have_text("图例")
+            expect(drawing.locator(".al-outline summary")).to_have_text("同一个图的文字版")
+            expect(drawing.locator("button.al-fit")).to_have_text("适应")
+            assert drawing.locator("button.al-fit").get_attribute("title") == "显示整个图"
+            expect(stepper.locator("button.al-next")).to_have_text("下一步 ▶")
+            expect(stepper.locator("button.al-play")).to_have_text("▶ 播放")
+            expect(stepper.locator(".al-caption")).to_have_text("反向传播之前：共有 4 个节点要运行。请按“下一步”。")
+            stepper.locator("button.al-next").click()
+            expect(stepper.locator(".al-caption")).to_contain_text("第 1/4 步：SumBackward0")
+            stepper.locator("svg g.node", has_text="SumBackward0").click()
+            expect(stepper.locator(".al-details")).to_contain_text("传入梯度")
+            assert stepper.locator(".al-details button.al-close").get_attribute("title") == "关闭详情"
+            overflowing = stepper.locator("svg g.al-box").evaluate_all(
+                "gs => gs.filter(g => { const r = g.querySelector('rect').getBBox();"
+                " return [...g.querySelectorAll('text')].some(t => { const b = t.getBBox();"
+                " return b.x + b.width > r.x + r.width + 0.5; }); }).map(g => g.textContent)")
+            assert overflowing == [], f"text wider than its box: {overflowing}"
+            stepper.scroll_into_view_if_needed()
+            page.screenshot(path=str(SCREENSHOTS / "7-chinese-stepper.png"))
+            expect(page.get_by_text("Error displaying widget")).to_have_count(0)
+        finally:
             browser.close()
     assert errors == [], f"errors in the page: {errors}"
