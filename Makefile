@@ -26,8 +26,9 @@ $(VENV)/.deps-lab: pyproject.toml | $(PY)
 	$(PIP) -e '.[lab]'
 	touch $@
 
-# The notebooks of notebooks/ run too, each cell's output compared with the stored one (nbval); what legitimately
-# varies (addresses, timings, measured memory) is rewritten by notebooks/nbval_sanitize.cfg first.
+# The notebooks of notebooks/ run too, both editions (notebooks/zh/ holds the Chinese one), each cell's output
+# compared with the stored one (nbval); what legitimately varies (addresses, timings, measured memory) is rewritten
+# by notebooks/nbval_sanitize.cfg first.
 # tests/lab/notebooks/ holds the browser test's fixture notebook, which is not a lesson.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg --ignore=tests/lab/notebooks
 

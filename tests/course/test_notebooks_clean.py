@@ -1,9 +1,11 @@
 """The course notebooks are stored clean, and together they cover every section of PyTorch's autograd notes.
 
-Clean: executed top to bottom in one run (execution counts 1..n), no error outputs, no absolute paths of
-the machine that ran them, no widget state or output bloating the file, no progress bar stored at 0%, no memory
-address, and a first markdown cell saying what the learner will be able to do. ``make test`` also re-runs each
-notebook and compares its outputs (nbval). The seed documents' sections: ``test_seed_coverage.py``.
+Clean, in both editions (the English notebooks and their Chinese translations in notebooks/zh/): executed top to
+bottom in one run (execution counts 1..n), no error outputs, no absolute paths of the machine that ran them, no widget
+state or output bloating the file, no progress bar stored at 0%, no memory address, and a first markdown cell saying
+what the learner will be able to do. ``make test`` also re-runs each notebook and compares its outputs (nbval). The
+sections of the autograd notes are checked in the English notebooks (the Chinese ones have the same code:
+test_editions.py); the seed documents' sections: ``test_seed_coverage.py``, in English only too.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import pathlib
 import re
 
 import pytest
+from course_notebooks import NOTEBOOKS_DIR, all_course_notebooks, notebook_id
 
 from autograd_lab.course.store import problems
 
-NOTEBOOKS_DIR = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
-# the lessons (NN_name.ipynb), then the build-your-own track (build_it/bN_name.ipynb)
-NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted(NOTEBOOKS_DIR.glob("build_it/b[0-9]_*.ipynb"))
+# the lessons (NN_name.ipynb), then the build-your-own track (build_it/bN_name.ipynb), in English then in Chinese
+NOTEBOOKS = all_course_notebooks()
 
 MAX_OUTPUT_BYTES = 200_000  # one output (all its MIME types together)
 MAX_NOTEBOOK_BYTES = 1_500_000
@@ -62,35 +64,35 @@ def test_there_are_notebooks():
     assert NOTEBOOKS, f"no lesson notebooks (NN_name.ipynb) in {NOTEBOOKS_DIR}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=notebook_id)
 def test_stored_as_a_learner_first_sees_it(path):
     """The package's own check (``python -m autograd_lab.course.store --check``): goals first, run top to bottom in one
     run, no error output, no widget state, no progress bar stuck at 0%, no memory address, no absolute path."""
     found = problems(path)
-    assert not found, f"{path.name}:\n  " + "\n  ".join(found) + "\n(store it with python -m autograd_lab.course.store)"
+    assert not found, f"{notebook_id(path)}:\n  " + "\n  ".join(found) + "\n(store it with python -m autograd_lab.course.store)"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=notebook_id)
 def test_no_absolute_paths(path):
     for index, cell in enumerate(_load(path)["cells"]):
         texts = [_source(cell)] + [_output_text(output) for output in cell.get("outputs", [])]
         for text in texts:
             match = ABSOLUTE_PATHS.search(text)
-            assert match is None, f"{path.name} cell {index} contains the absolute path {match.group(0)!r}"
+            assert match is None, f"{notebook_id(path)} cell {index} contains the absolute path {match.group(0)!r}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=notebook_id)
 def test_no_bloat(path):
     nb = _load(path)
     assert WIDGET_STATE_KEY not in nb.get("metadata", {}), (
-        f"{path.name} stores widget state in its metadata; execute it with "
+        f"{notebook_id(path)} stores widget state in its metadata; execute it with "
         "--ExecutePreprocessor.store_widget_state=False (the widgets redraw when the cells run)")
     for index, cell in enumerate(nb["cells"]):
         for output in cell.get("outputs", []):
             size = len(_output_text(output).encode("utf-8"))
-            assert size <= MAX_OUTPUT_BYTES, f"{path.name} cell {index} has an output of {size} bytes"
+            assert size <= MAX_OUTPUT_BYTES, f"{notebook_id(path)} cell {index} has an output of {size} bytes"
     size = path.stat().st_size
-    assert size <= MAX_NOTEBOOK_BYTES, f"{path.name} is {size} bytes; keep notebooks under {MAX_NOTEBOOK_BYTES}"
+    assert size <= MAX_NOTEBOOK_BYTES, f"{notebook_id(path)} is {size} bytes; keep notebooks under {MAX_NOTEBOOK_BYTES}"
 
 
 @pytest.mark.parametrize("section", sorted(NOTES_SECTIONS))
@@ -110,4 +112,4 @@ def test_every_notebook_has_its_checkers():
     for path in NOTEBOOKS:
         code = "\n".join(_source(cell) for cell in _code_cells(_load(path)))
         for name in sorted(set(re.findall(r"check\.(ex_(?:\d\d|b\d)_\d+)", code))):
-            assert callable(getattr(check, name)), f"{path.name} calls check.{name}, which is not a function"
+            assert callable(getattr(check, name)), f"{notebook_id(path)} calls check.{name}, which is not a function"
