@@ -5,6 +5,9 @@ in ``../shared/seeds/`` (or where ``AUTOGRAD_LAB_SEEDS`` points). ``SEED_SECTION
 the cells that teach it: a notebook (by its number) and a piece of code one of its code cells contains. A section
 with no cell, a cell that cannot be found or was never run, and a section of the documents missing from the map all
 fail. The map holds titles and code only; the documents' prose stays in the documents.
+
+The map points into the English notebooks only: the Chinese edition (``notebooks/zh/``) runs the same code cells,
+which ``test_editions.py`` checks, so it teaches the same sections.
 """
 
 from __future__ import annotations
