@@ -99,7 +99,7 @@ def problems(path: str | Path) -> list[str]:
     found = []
     if not cells or cells[0]["cell_type"] != "markdown" or not GOALS.search(_text(cells[0]["source"])):
         found.append("the first cell should be markdown saying what the learner will be able to do "
-                     "('By the end you will be able to: ...'; in Chinese '学完本节，你将能够：...')")
+                     "('By the end you will be able to: ...'; in Chinese '学完本课，你将能够：...')")
     counts = [c.get("execution_count") for c in cells if c["cell_type"] == "code" and _text(c["source"]).strip()]
     if counts != list(range(1, len(counts) + 1)):
         found.append(f"execution counts {counts} are not 1..{len(counts)}: run it top to bottom in a fresh kernel "
