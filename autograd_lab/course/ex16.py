@@ -55,8 +55,9 @@ def step_e(model, optimizer, x, y):
     loss = ((model(x) - y) ** 2).mean()
     loss.backward()
     for layer in model:
-        layer.weight = al.nn.Parameter(layer.weight - 0.1 * layer.weight.grad)
-        layer.bias = al.nn.Parameter(layer.bias - 0.1 * layer.bias.grad)
+        if isinstance(layer, al.nn.Linear):
+            layer.weight = al.nn.Parameter(layer.weight - 0.1 * layer.weight.grad)
+            layer.bias = al.nn.Parameter(layer.bias - 0.1 * layer.bias.grad)
     return loss.item()
 
 

@@ -31,7 +31,7 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 UNFINISHED_BAR = re.compile(r"\b0%\|[^|\n]*\|\s*0/\d+")  # what a tqdm bar's text says when it appears
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")  # <MulBackward0 object at 0x7f3a...>: differs at every run
 ABSOLUTE_PATH = re.compile(r"(/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/root/|[A-Za-z]:\\\\Users\\\\)")
-GOALS = re.compile(r"you will be able to|you'll be able to|by the end|你将能够", re.IGNORECASE)  # English, Chinese
+GOALS = re.compile(r"you will be able to|you'll be able to|by the end|你将能够", re.IGNORECASE)  # (English, Chinese)
 
 
 def store(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3") -> None:
@@ -99,7 +99,7 @@ def problems(path: str | Path) -> list[str]:
     found = []
     if not cells or cells[0]["cell_type"] != "markdown" or not GOALS.search(_text(cells[0]["source"])):
         found.append("the first cell should be markdown saying what the learner will be able to do "
-                     "('By the end you will be able to: ...'; in Chinese '学完本节，你将能够：...')")
+                     "('By the end you will be able to: ...'; in Chinese '学完本课，你将能够：...')")
     counts = [c.get("execution_count") for c in cells if c["cell_type"] == "code" and _text(c["source"]).strip()]
     if counts != list(range(1, len(counts) + 1)):
         found.append(f"execution counts {counts} are not 1..{len(counts)}: run it top to bottom in a fresh kernel "

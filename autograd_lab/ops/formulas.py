@@ -259,7 +259,7 @@ def numel(x) -> int:
 def mm(a, b):
     """The product of two matrices (``mm`` on tensors; on arrays ``dot`` or ``@``, whichever is quicker for its
     size: NumPy's ``dot`` costs less per call, but zeroes its output before the product, which costs more
-    than it saves once the product is large, a layer's weight gradient; benchmarks/NOTES.md, round 6)."""
+    than it saves once the product is large, a layer's weight gradient; benchmarks/NOTES.md, "what stayed")."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return _linalg.mm(a if isinstance(a, Tensor) else Tensor._make(a), b if isinstance(b, Tensor) else Tensor._make(b))
     if a.shape[0] * b.shape[1] <= 4096 and a.shape[1] > 1:  # (an inner size of 1 goes to @: there OpenBLAS's dot

@@ -163,7 +163,7 @@ class ReluBackward0(Op):
             raise RuntimeError("Boolean inputs not supported for relu")
         # Against an array of zeros, written into it, not against the scalar 0: NumPy's maximum has a vector
         # loop for two arrays only, and element by element a float32 layer's relu took 4x as long
-        # (benchmarks/NOTES.md, item 31). The zeros take the input's layout (a transposed input gives a
+        # (benchmarks/NOTES.md, "what stayed"). The zeros take the input's layout (a transposed input gives a
         # transposed result, as the scalar form and PyTorch give); calloc's zeros where that is row-major.
         # The zeros come first: where the two are equal, maximum gives its second operand, so -0.0 stays
         # -0.0, as PyTorch's relu keeps it.

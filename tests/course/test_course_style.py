@@ -64,7 +64,7 @@ STYLES = {
         solution="#### Solution to exercise {number}", solutions_section=re.compile(r"^## Solutions", re.MULTILINE),
         what_you_saw="## What you saw", not_yet="Not yet", correct="Correct!"),
     "zh": Style(
-        goals="**学完本节，你将能够：**",
+        goals="**学完本课，你将能够：**",
         marker=("练习标有 ✏️。每个练习后面都有折叠起来的参考答案（在 JupyterLab 里点 `⋯` 展开，网页上点 *Show code cell "
                 "source*）：先自己试一试。"),
         exercise=re.compile(r"^### [^\n]*?练习 ?(\d+)[^\n]*", re.MULTILINE),

@@ -7,10 +7,10 @@ MESSAGES = {
     "exb1.not_a_pair": "gradient_edge({what}) 返回了 {edge}；它应该返回一个二元组 (节点或 None, 0)。",
     "exb1.second_item": ("gradient_edge({what}) 返回的二元组第二项是 {item}；它应该是 0"
                          "（表示这个张量是节点的第几个输出：我们的运算都只有一个输出）。"),
-    "exb1.leaf_none": ("对需要梯度的叶子节点，gradient_edge(leaf) 返回了 (None, 0)：它的梯度必须送到一个 "
+    "exb1.leaf_none": ("对需要梯度的叶子张量，gradient_edge(leaf) 返回了 (None, 0)：它的梯度必须送到一个 "
                        "AccumulateGrad 节点，由它累加进 leaf.grad。"),
     "exb1.leaf_variable": "gradient_edge(leaf) 返回的节点的 .variable 不是这个叶子：请用 AccumulateGrad(t) 创建它。",
-    "exb1.leaf_next": "AccumulateGrad 节点不应该有 next_functions：叶子节点的梯度不再往下传。",
+    "exb1.leaf_next": "AccumulateGrad 节点不应该有 next_functions：叶子张量的梯度不再往下传。",
     "exb1.constant_node": ("对不需要梯度的张量，gradient_edge(constant) 却返回了一个节点：没人要它的梯度，"
                            "所以它的边是 (None, 0)，反向传播会跳过它。"),
     "exb1.result_node": "gradient_edge(result) 应该把梯度送到 result.grad_fn，也就是生成它的节点；它返回的是 {node}。",
@@ -75,14 +75,14 @@ MESSAGES = {
     "exb3.scalar_raised": "对非标量的 y 调用 backward(y) 抛出了 {type}：{error}",
     "exb3.scalar_ran": ("y 的形状是 (2,)，没给 gradient，backward(y) 却运行了。它该从哪个梯度开始？"
                         "PyTorch 会拒绝：raise RuntimeError('{phrase}')。"),
-    "exb3.hint_leaf": "提示：叶子节点没有 grad_fn；从 gradient_edge(tensor) 开始，它会给出叶子的 AccumulateGrad。",
+    "exb3.hint_leaf": "提示：叶子张量没有 grad_fn；从 gradient_edge(tensor) 开始，它会给出叶子的 AccumulateGrad。",
     "exb3.hint_two_paths": ("提示：x 沿两条路径到达 y（经过 x * w，以及直接到达）：在 x 的 AccumulateGrad 运行之前，"
                             "把两个梯度加起来。"),
     "exb3.backward_passed": "每个节点按拓扑序运行一次，拿到的是所有传入梯度之和；各叶子的 .grad 与 autograd_lab 一致。",
     # -- B4：梯度累加与广播 ------------------------------------------------------------------------------------
     "exb4.hint_read_only": ("提示：第一个梯度可能是只读的视图（np.broadcast_to 就会产生这种视图）：存一份副本 grad.copy()，"
                             "再往副本上加。"),
-    "exb4.not_empty": ("AccumulateGrad.backward 返回了 {returned}；应该返回 ()（空元组）：叶子节点不再往下传梯度，"
+    "exb4.not_empty": ("AccumulateGrad.backward 返回了 {returned}；应该返回 ()（空元组）：叶子张量不再往下传梯度，"
                        "而 backward 的循环会把它和同样是 () 的 next_functions 配对。"),
     "exb4.your_accumulate_grad": "你的 AccumulateGrad 类",
     "exb4.first_call": "AccumulateGrad({name}).backward，第一次调用",
@@ -119,7 +119,7 @@ MESSAGES = {
                           "的节点会把这个数与保存时看到的数比较。"),
     "exb5.leaf_other_message": "对需要梯度的叶子调用 commit 抛出了 RuntimeError：{error}；请使用 PyTorch 的原话：'{phrase}'",
     "exb5.leaf_raised": "对需要梯度的叶子调用 commit 抛出了 {type}：{error}",
-    "exb5.leaf_changed": ("commit(w, w + 1.0) 修改了 w，而 w 是需要梯度的叶子节点。请像 PyTorch 那样拒绝它，"
+    "exb5.leaf_changed": ("commit(w, w + 1.0) 修改了 w，而 w 是需要梯度的叶子张量。请像 PyTorch 那样拒绝它，"
                           "抛出 RuntimeError('{phrase}')：否则它的 .grad 对应的是它已经不再具有的值。"),
     "exb5.new_history": ("z += x（commit(z, z + x)）之后，z.grad_fn 应该是新的 AddBackward（result.grad_fn）："
                          "z 的值现在来自这次加法，所以它的历史必须以它结尾。"),
@@ -149,7 +149,7 @@ MESSAGES = {
     "exb6.hint_overflow": "提示：对很大的 logit 取 exp 会上溢。先减去每一行的最大值（这是个常数：整行平移不改变 softmax）。",
     "exb6.large_logits": "较大的 logits",
     "exb6.cross_entropy_passed": "平均负对数似然，logits 很大时也稳定，梯度与 autograd_lab 一致。",
-    "exb6.hint_commit_refuses": ("提示：参数是需要梯度的叶子节点，所以 commit 会拒绝修改它。"
+    "exb6.hint_commit_refuses": ("提示：参数是需要梯度的叶子张量，所以 commit 会拒绝修改它。"
                                  "优化器是绕过 autograd 直接改值的：p.data -= lr * p.grad。"),
     "exb6.unchanged": "sgd_step(params, 0.1) 没有改动任何参数：对 params.values() 中的每个 p 更新 p.data。",
     "exb6.uphill": "每个参数都顺着梯度往上走了：损失会变大。要减去 lr * p.grad。",

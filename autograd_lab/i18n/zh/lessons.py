@@ -48,14 +48,14 @@ MESSAGES = {
     "ex02.unchanged": "sgd_step 没有改变任何参数：在 `with al.no_grad():` 中，对 params 里的每个 p 原地减去 lr * p.grad。",
     "ex02.replaced": ("params[{i}] 被换成了一个新张量：请原地更新它（p -= ...，或 p.sub_(...)），"
                       "这样模型和优化器指向的仍是同一个参数。"),
-    "ex02.not_a_leaf": ("params[{i}] 不再是叶子节点（它的 grad_fn 是 {node}）：这次更新被记录了。请在 `with al.no_grad():` "
+    "ex02.not_a_leaf": ("params[{i}] 不再是叶子张量（它的 grad_fn 是 {node}）：这次更新被记录了。请在 `with al.no_grad():` "
                         "中更新。"),
     "ex02.no_requires_grad": "params[{i}] 不再需要梯度：下一次前向计算就不会训练它了。",
     "ex02.through_data": ("params[{i}] 的值变了，它的版本计数器却没变：更新是通过 .data 做的，autograd 看不到"
                           "（保存了这个参数的计算图察觉不到变化，反向传播可能悄悄地算出错误的梯度）。"
                           "请在 `with al.no_grad():` 中直接更新 p，这样版本检查仍然保护着你。"),
     "ex02.uphill": "params[{i}] 沿着梯度往上走了：要减去 lr * p.grad，损失才会下降。",
-    "ex02.sgd_passed": "两个参数都原地移动了 -lr * grad，而且仍是需要梯度的叶子节点。",
+    "ex02.sgd_passed": "两个参数都原地移动了 -lr * grad，而且仍是需要梯度的叶子张量。",
     "ex02.scenario.a": "验证循环：计算预测和损失用于记录日志，从不调用 backward。",
     "ex02.scenario.b": "一个 train_or_eval(loader, train: bool) 函数，只在 train 为 True 时记录计算图。",
     "ex02.scenario.c": "通过 API 对外提供服务的模型：只做预测，结果永远不会进入训练计算。",
@@ -71,7 +71,7 @@ MESSAGES = {
     "ex02.hint.c": "这里的结果再也不会进入 autograd，所以连簿记都省掉的最严格的模式也是安全的。",
     "ex02.hint.d": "只有一个张量需要不再携带历史；损失的其余部分仍要记录。",
     "ex02.hint.e": "这关系到各层如何计算，而不是要不要记录。",
-    "ex02.one_of_each": "为每个场景选一个：{choices}",
+    "ex02.one_of_each": "每个场景各自对应的选项（{choices} 之一）",
     "ex02.not_a_dict": "answers 应该是形如 {{'a': 'no_grad', ...}} 的字典，收到的却是 {type}",
     "ex02.because": "  {key}：{choice}，因为{why}",
     # -- 03：autograd 如何记录历史 ------------------------------------------------------------------------------
@@ -79,12 +79,12 @@ MESSAGES = {
     "ex03.for_graph": "对于 {graph}：",
     "ex03.count": "  {name}：你的 {got}，应为 {expected}",
     "ex03.hint_visited": "提示：沿两条路径到达的节点仍是同一个节点；记住已经访问过的节点。",
-    "ex03.count_passed": "你的遍历把每个节点只数了一次，共享的子表达式和用了两次的叶子节点也不例外。",
+    "ex03.count_passed": "你的遍历把每个节点只数了一次，共享的子表达式和用了两次的叶子张量也不例外。",
     "ex03.not_a_list": "leaves_reached 应该返回张量的列表（或集合），返回的却是 {type}",
     "ex03.not_tensors": "leaves_reached 应该返回张量：AccumulateGrad 的 .variable，而不是节点本身。",
-    "ex03.leaves_wrong": ("对于 {graph}：少了 {missing} 个叶子节点，多了 {extra} 个。每个需要梯度的叶子节点"
+    "ex03.leaves_wrong": ("对于 {graph}：少了 {missing} 个叶子张量，多了 {extra} 个。每个需要梯度的叶子张量"
                           "都有一个 AccumulateGrad 节点；不需要梯度的张量根本没有节点。"),
-    "ex03.leaves_passed": "叶子节点恰好就是各个 AccumulateGrad 节点的 .variable。",
+    "ex03.leaves_passed": "叶子张量恰好就是各个 AccumulateGrad 节点的 .variable。",
     # -- 04：保存的张量 ---------------------------------------------------------------------------------------
     "ex04.names_for_each_op": "每个运算保存的名字组成的集合（例如 {{'self', 'other'}}，什么都不保存就写 set()）",
     "ex04.not_a_dict": "answers 应该是值为集合的字典，收到的却是 {type}",
@@ -144,18 +144,18 @@ MESSAGES = {
     "ex06.and_misses": "，缺少 {missing}。",
     "ex06.full_stop": "。",
     "ex06.order_passed": ("张量钩子在它所属节点的前置钩子 (pre-hook) 之前运行，然后节点本身运行，再运行节点的后置钩子；"
-                          "叶子节点的钩子在累加 .grad 之前运行，post-accumulate 钩子在之后。"),
+                          "叶子张量的钩子在累加 .grad 之前运行，累加后钩子在之后。"),
     "ex06.first_wrong": ("在第 {position} 个位置你写的是 {given}，但那里触发的是 {actual}。"
-                         "反向传播从损失走向叶子节点，在每个张量处依次是：它的钩子、它的 grad_fn 的前置钩子、"
+                         "反向传播从损失走向叶子张量，在每个张量处依次是：它的钩子、它的 grad_fn 的前置钩子、"
                          "节点本身、节点的后置钩子。"),
     "ex06.first_wrong_after": ("前 {position} 个标签是对的；在第 {position} 个位置你写的是 {given}，"
-                               "但那里触发的是 {actual}。反向传播从损失走向叶子节点，在每个张量处依次是："
+                               "但那里触发的是 {actual}。反向传播从损失走向叶子张量，在每个张量处依次是："
                                "它的钩子、它的 grad_fn 的前置钩子、节点本身、节点的后置钩子。"),
     "ex06.your_sgd_in_backward": "你的 sgd_in_backward 函数",
     "ex06.not_a_hook": "sgd_in_backward(lr) 应该返回钩子（一个以参数为输入的函数），返回的却是 {type}。",
     "ex06.hook_raised": "反向传播时你的钩子里抛出了 {type}：{error}",
     "ex06.not_updated": ("{name} 没有被更新：钩子应该原地修改参数，例如 param.sub_(lr * param.grad)"
-                         "（钩子在 no-grad 模式下运行，所以可以这样修改叶子节点）。"),
+                         "（钩子在 无梯度模式下运行，所以可以这样修改叶子张量）。"),
     "ex06.after_backward": "反向传播之后的 {name}",
     "ex06.plain_sgd": "普通的一步 SGD：param - lr * grad",
     "ex06.grad_kept": ("{name} 更新正确，但 {name}.grad 仍然保留着。请在钩子里释放它（param.grad = None）："
@@ -185,7 +185,7 @@ MESSAGES = {
     "ex07.quoted": "每一项都用 True 或 False 回答，不要加引号：{shown}（字符串 'False' 可不是布尔值 False）。",
     "ex07.runs": "  {name}：运行时不报错（你说它会报错）。",
     "ex07.raises": "  {name}：会报错（你说它能运行）：{error}",
-    "ex07.raises_passed": ("需要梯度的叶子节点拒绝原地操作（在 no_grad 下除外）；而一个张量在被节点保存之后又被修改，"
+    "ex07.raises_passed": ("需要梯度的叶子张量拒绝原地操作（在 no_grad 下除外）；而一个张量在被节点保存之后又被修改，"
                            "即使是通过视图修改的，反向传播也会拒绝它。"),
     "ex07.hint_saved": ("提示：对每个运算问一问，它有没有保存后来被修改的那个张量（exp 保存结果，add 什么都不保存，sin "
                         "保存输入）。"),

@@ -180,7 +180,7 @@ MESSAGES = {
     "ex16.hint.c": "loss.backward() 之后，哪些张量有 .grad？顺着 loss.grad_fn 看一看。",
     "ex16.hint.d": "sigmoid 为反向传播保存了它的输出。谁能看出这个输出被改过了？",
     "ex16.hint.e": "优化器持有的是交给它的那些参数。它下一步更新的是哪些张量？",
-    "ex16.one_of_each": "为每一步选一个：{bugs}",
+    "ex16.one_of_each": "每一步各自对应的错误（{bugs} 之一）",
     "ex16.not_a_dict": "answers 应该是形如 {{'a': 'zero_grad', ...}} 的字典，收到的却是 {type}",
     "ex16.bug_named": "  {step}：{bug}",
     "ex16.case.whole": "整个模型的损失",
