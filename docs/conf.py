@@ -7,6 +7,8 @@ nothing is executed, so the build is fast and shows exactly what nbval checks.
 
 from __future__ import annotations
 
+import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -38,6 +40,29 @@ nb_mime_priority_overrides = [
 ]
 myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 3
+
+# -- links between notebooks ----------------------------------------------------------------------
+# docs/notebooks links to ../notebooks, and Sphinx resolves a relative link's path through that link: a notebook's
+# [术语表](glossary.md) would point outside the docs. In the notebooks' pages, such a link (to a .md or .ipynb file
+# beside the notebook) is read as a {doc} reference to that page instead: the same link, in Sphinx's terms.
+_RELATIVE_LINK = re.compile(r"\[([^\]`]+)\]\(([\w./-]+)\.(?:md|ipynb)\)")
+
+
+def _link_notebook_pages(app, docname: str, source: list[str]) -> None:
+    if not docname.startswith("notebooks/"):
+        return
+    here = posixpath.dirname(docname)
+
+    def as_doc(match: re.Match) -> str:
+        target = posixpath.normpath(posixpath.join(here, match.group(2)))
+        return f"{{doc}}`{match.group(1)} </{target}>`"
+
+    source[0] = _RELATIVE_LINK.sub(as_doc, source[0])
+
+
+def setup(app) -> None:
+    app.connect("source-read", _link_notebook_pages)
+
 
 # -- API reference -------------------------------------------------------------------------------
 autodoc_default_options = {"member-order": "bysource"}

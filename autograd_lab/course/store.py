@@ -31,7 +31,7 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 UNFINISHED_BAR = re.compile(r"\b0%\|[^|\n]*\|\s*0/\d+")  # what a tqdm bar's text says when it appears
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")  # <MulBackward0 object at 0x7f3a...>: differs at every run
 ABSOLUTE_PATH = re.compile(r"(/home/[^/\s]+/|/Users/[^/\s]+/|/tmp/|/root/|[A-Za-z]:\\\\Users\\\\)")
-GOALS = re.compile(r"you will be able to|you'll be able to|by the end|你将能够", re.IGNORECASE)  # English, Chinese
+GOALS = re.compile(r"you will be able to|you'll be able to|by the end|你将能够", re.IGNORECASE)  # (English, Chinese)
 
 
 def store(path: str | Path, *, timeout: int = 600, kernel_name: str = "python3") -> None:

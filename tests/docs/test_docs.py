@@ -1,5 +1,7 @@
-"""The docs site: it builds with warnings as errors, renders every notebook from its stored outputs (nothing is
-executed), and its API reference covers the public packages. Needs the ``docs`` extra."""
+"""The docs site: it builds with warnings as errors, renders every notebook of both editions of the course from its
+stored outputs (nothing is executed), the English ones listed on the course page and the Chinese ones in the Chinese
+section (``docs/zh/``) with their glossary, and its API reference covers the public packages. Needs the ``docs``
+extra."""
 
 from __future__ import annotations
 
@@ -10,13 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from course_notebooks import all_course_notebooks, language_of, notebook_id
 
 pytest.importorskip("sphinx", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
 pytest.importorskip("myst_nb", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
 pytest.importorskip("furo", reason="the docs build needs the docs extra: pip install -e '.[docs]'")
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("build_it/*.ipynb"))
+NOTEBOOKS = all_course_notebooks()  # English, then Chinese (notebooks/zh/)
+LISTED_ON = {"en": ("course.html", "notebooks/"), "zh": ("zh/index.html", "../notebooks/")}  # page, its link prefix
 REMOVED = {"remove-cell", "remove-output", "remove_cell", "remove_output"}  # tags that hide a cell's output
 
 API_MODULES = [
@@ -26,7 +30,8 @@ API_MODULES = [
     "autograd_lab.autograd.gradcheck", "autograd_lab.autograd.anomaly", "autograd_lab.autograd.grad_mode",
     "autograd_lab.nn", "autograd_lab.nn.module", "autograd_lab.nn.functional", "autograd_lab.optim",
     "autograd_lab.data", "autograd_lab.lab", "autograd_lab.lab.stepper", "autograd_lab.lab.protocol", "autograd_lab.models",
-    "autograd_lab.course", "autograd_lab.course.check", "autograd_lab.legacy", "autograd_lab.legacy.variable",
+    "autograd_lab.course", "autograd_lab.course.check", "autograd_lab.i18n", "autograd_lab.legacy",
+    "autograd_lab.legacy.variable",
 ]
 
 
@@ -45,7 +50,7 @@ def site(tmp_path_factory) -> Path:
 
 def test_pages_are_built(site):
     for page in ["index", "getting-started", "course", "teachers", "design/engine", "design/lab", "design/performance",
-                 "api/index"]:
+                 "api/index", "zh/index", "notebooks/zh/glossary"]:
         assert (site / f"{page}.html").is_file(), page
 
 
@@ -60,17 +65,18 @@ def test_performance_page_shows_the_latest_benchmark_table(site):
 
 def test_every_notebook_is_rendered_with_its_stored_outputs(site):
     assert NOTEBOOKS, "notebooks/ holds no notebook to render"
-    course = (site / "course.html").read_text(encoding="utf-8")
     for path in NOTEBOOKS:
-        name = path.relative_to(ROOT / "notebooks").with_suffix(".html").as_posix()  # e.g. build_it/b1_....html
+        name = notebook_id(path).removesuffix(".ipynb") + ".html"  # e.g. build_it/b1_....html, zh/03_....html
         page = site / "notebooks" / name
-        assert page.is_file(), f"{path.name} was not rendered"
-        assert f'href="notebooks/{name}"' in course, f"{path.name} is not listed on the course page"
+        assert page.is_file(), f"{notebook_id(path)} was not rendered"
+        listing, prefix = LISTED_ON[language_of(path)]
+        assert f'href="{prefix}{name}"' in (site / listing).read_text(encoding="utf-8"), (
+            f"{notebook_id(path)} is not listed on {listing}")
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         with_outputs = sum(1 for c in cells if c["cell_type"] == "code" and c.get("outputs")
                            and not REMOVED & set(c.get("metadata", {}).get("tags", [])))
         shown = len(re.findall(r'class="cell_output\b', page.read_text(encoding="utf-8")))
-        assert shown == with_outputs, f"{path.name}: {with_outputs} cells have stored outputs, the page shows {shown}"
+        assert shown == with_outputs, f"{notebook_id(path)}: {with_outputs} cells have stored outputs, the page shows {shown}"
 
 
 def test_solutions_are_folded_behind_a_toggle(site):
@@ -83,11 +89,21 @@ def test_solutions_are_folded_behind_a_toggle(site):
     for path in NOTEBOOKS:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         solutions = sum(1 for c in cells if "solution" in c.get("metadata", {}).get("tags", []))
-        name = path.relative_to(ROOT / "notebooks").with_suffix(".html").as_posix()
-        page = (site / "notebooks" / name).read_text(encoding="utf-8")
-        assert len(folded.findall(page)) == solutions, f"{path.name}: {solutions} solutions, not all shown folded"
+        page = (site / "notebooks" / (notebook_id(path).removesuffix(".ipynb") + ".html")).read_text(encoding="utf-8")
+        assert len(folded.findall(page)) == solutions, f"{notebook_id(path)}: {solutions} solutions, not all shown folded"
         total += solutions
     assert total >= 40, f"expected the course's solutions (over 40), found {total}"
+
+
+def test_the_chinese_section_is_linked_and_links_its_glossary(site):
+    """The main page links the Chinese section; each Chinese notebook's page links the glossary page (the notebooks'
+    own relative link, made a page link by docs/conf.py)."""
+    assert 'href="zh/index.html"' in (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="../notebooks/zh/glossary.html"' in (site / "zh" / "index.html").read_text(encoding="utf-8")
+    for path in (p for p in NOTEBOOKS if language_of(p) == "zh"):
+        page = site / "notebooks" / (notebook_id(path).removesuffix(".ipynb") + ".html")
+        glossary = "glossary.html" if path.parent.name == "zh" else "../glossary.html"
+        assert f'href="{glossary}"><span class="doc">术语表' in page.read_text(encoding="utf-8"), notebook_id(path)
 
 
 def test_no_page_embeds_a_widget_view_it_cannot_run(site):
@@ -98,7 +114,7 @@ def test_no_page_embeds_a_widget_view_it_cannot_run(site):
 def test_progress_bars_are_shown_finished(site):
     """A tqdm bar is stored as its last text (autograd_lab.course.store), so a page never shows one stuck at 0%."""
     bars = 0
-    for page in (site / "notebooks").glob("*.html"):
+    for page in (site / "notebooks").glob("**/*.html"):
         text = page.read_text(encoding="utf-8")
         assert not re.search(r"\b0%\|[^|]*\|\s*0/\d+", text), f"{page.name} shows a progress bar at 0%"
         bars += len(re.findall(r"100%\|[^|]*\|\s*(\d+)/\1", text))
