@@ -73,7 +73,7 @@ from .creation import (
     zeros_like,
 )
 from .ops._args import checked as _checked
-from .ops.arithmetic import add, div, floor_divide, mul, neg, pow, reciprocal, remainder, square, sub
+from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
 from .ops.comparison import (
     eq,
     ge,

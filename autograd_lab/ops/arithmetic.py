@@ -236,6 +236,35 @@ class RemainderBackward0(Op):
     f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
+class FmodBackward0(Op):
+    """out = fmod(self, other), other a number: C's fmod, the remainder of truncated division (the sign of self)"""
+
+    def forward(xp, self, *, other):
+        return xp.fmod(self, other)
+
+    def d_self(grad):
+        return grad
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
+
+class FmodBackward1(Op):
+    """out = fmod(self, other), both tensors: self - trunc(self / other) * other"""
+    saves = ("other", "self")
+    promotes = True
+
+    def forward(xp, self, other):
+        return xp.fmod(self, other)
+
+    def d_self(grad):
+        return grad
+
+    def d_other(grad, self, other):
+        return -grad * formulas.trunc_div(self, other)
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
+
 # -- front-end functions ------------------------------------------------------------------------
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other``, broadcasting."""
@@ -385,6 +414,20 @@ def remainder(input, other):
     return RemainderBackward0.apply(input, other)
 
 
+def fmod(input, other):
+    """C's ``fmod``: the remainder of the division rounded toward zero, with the sign of ``input`` (``remainder``,
+    Python's ``%``, rounds toward minus infinity and takes the sign of ``other``)."""
+    input, other = _operand(input, "fmod"), _operand(other, "fmod")
+    target = backend.result_type(input, other)
+    if not target.is_floating_point:
+        _check_integer_divisor("fmod", target, input, other)
+    if isinstance(other, Tensor):
+        return FmodBackward1.apply(input, other)
+    if input.dtype != target:  # (an integer tensor and a float: the result is of the default float dtype)
+        input = input.to(target)
+    return FmodBackward0.apply(input, other=other)
+
+
 def floor_divide(input, other):
     return div(input, other, rounding_mode="floor")
 
@@ -396,7 +439,7 @@ def _bind() -> None:
 
     methods = dict(
         add=add, sub=sub, mul=mul, div=div, true_divide=div, reciprocal=reciprocal, neg=neg, pow=pow,
-        remainder=remainder, square=square, floor_divide=floor_divide, multiply=mul, subtract=sub, divide=div,
+        remainder=remainder, fmod=fmod, square=square, floor_divide=floor_divide, multiply=mul, subtract=sub, divide=div,
         negative=neg,
         __add__=add, __radd__=add, __sub__=sub, __rsub__=rsub, __mul__=mul, __rmul__=mul,
         __truediv__=div, __rtruediv__=reflected(div), __pow__=pow, __rpow__=reflected(pow),

@@ -134,6 +134,14 @@ def floor_div(a, b):
     return _xp(a if hasattr(a, "dtype") else b).floor_divide(a, b)
 
 
+def trunc_div(a, b):
+    """``a / b`` rounded toward zero (C's and PyTorch's ``rounding_mode="trunc"``)."""
+    if _tensor_among((a, b)):
+        return a.div(b, rounding_mode="trunc") if isinstance(a, Tensor) else b.new_tensor(a).div(b, rounding_mode="trunc")
+    xp = _xp(a if hasattr(a, "dtype") else b)
+    return xp.trunc(xp.true_divide(a, b))
+
+
 def clamp_min(x, low):
     return x.clamp(min=low) if isinstance(x, Tensor) else _xp(x).maximum(x, low)
 

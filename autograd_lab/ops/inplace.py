@@ -290,7 +290,7 @@ def _normal(input, mean: float = 0.0, std: float = 1.0, *, generator=None):
 
 _METHODS = dict(
     add_=arithmetic.add, sub_=arithmetic.sub, mul_=arithmetic.mul, div_=_div, pow_=arithmetic.pow,
-    remainder_=arithmetic.remainder, exp_=pointwise.exp, log_=pointwise.log, log1p_=pointwise.log1p,
+    remainder_=arithmetic.remainder, fmod_=arithmetic.fmod, exp_=pointwise.exp, log_=pointwise.log, log1p_=pointwise.log1p,
     sqrt_=pointwise.sqrt, rsqrt_=pointwise.rsqrt, neg_=arithmetic.neg, abs_=pointwise.abs,
     reciprocal_=arithmetic.reciprocal, sin_=pointwise.sin, cos_=pointwise.cos, tan_=pointwise.tan,
     tanh_=pointwise.tanh, sigmoid_=pointwise.sigmoid, relu_=pointwise.relu, sign_=pointwise.sign,

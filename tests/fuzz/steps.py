@@ -25,7 +25,7 @@ BINARY = [
     "{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / {b}", "{a} ** {b}", "M.maximum({a}, {b})", "M.minimum({a}, {b})",
     "M.where({a} > {b}, {a}, {b})", "M.where({a} > 0, {b}, {a})", "{a} % {b}", "{a} // {b}", "M.add({a}, {b}, alpha=2)",
     "{a}.sub({b}, alpha=0.5)", "M.mul({a}, {b})", "{a}.div({b}, rounding_mode='trunc')",
-    "M.clamp({a}, min={b})", "M.clamp({a}, max={b})",
+    "M.clamp({a}, min={b})", "M.clamp({a}, max={b})", "M.fmod({a}, {b})", "{a}.fmod(-1.5)",
 ]
 
 REDUCTIONS = [
@@ -48,6 +48,7 @@ INPLACE = [
 INTEGER = [
     "{a} > {b}", "({a} >= 0).sum()", "{a}.argmax({d})", "{a} * ({a} > 0)", "{a} + M.tensor({ints})",
     "M.tensor({ints}) * {a}", "M.tensor({ints}) // M.tensor({ints2})", "M.tensor({ints}) % M.tensor({ints2})",
+    "M.fmod(M.tensor({ints}), M.tensor({ints2}))",
     "M.tensor({ints}) + M.tensor({ints2})", "M.where({a} > 0, {a}, M.tensor({ints}))", "{a}.long()",
     "M.tensor({ints}).float() / 2", "{a} == {a}", "{a}.isnan()", "M.tensor({ints}) * 0.5",
 ]

@@ -51,6 +51,7 @@ def grid():
     ("div floor", lambda m, a, b: a.div(b, rounding_mode="floor")),
     ("div trunc", lambda m, a, b: a.div(b, rounding_mode="trunc")),
     ("remainder", lambda m, a, b: a % b),
+    ("fmod", lambda m, a, b: m.fmod(a, b)),
 ])
 def test_rounded_division_and_remainder_match_torch_on_edge_values(name, fn):
     """9.0 // -0.3 is -31 (the quotient rounds up to -30.0), inf // 2 is NaN, -1.5 % 1.5 is -0.0."""
@@ -63,6 +64,28 @@ def test_the_remainder_gradient_matches_torch():
     same_bits(ours, theirs)
     for g, h in zip(our_grads, their_grads):
         same_bits(g, h)
+
+
+def test_fmod_and_its_gradients_match_torch():
+    """fmod keeps the dividend's sign (remainder takes the divisor's); d/d other is -trunc(self / other)."""
+    (ours, our_grads), (theirs, their_grads) = in_both(lambda m, a, b: m.fmod(a, b), [9.0, -1.5, 5.0, -7.5],
+                                                        [-0.3, 1.5, 0.7, 2.0])
+    same_bits(ours, theirs)
+    for g, h in zip(our_grads, their_grads):
+        same_bits(g, h)
+    for m in (al, torch):  # a number divisor: FmodBackward0, and an integer tensor turns float as in PyTorch
+        x = m.tensor([-5.0, 5.0, 7.5], dtype=m.float64, requires_grad=True)
+        y = x.fmod(-2.0)
+        assert type(y.grad_fn).__name__ == "FmodBackward0"
+        y.sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0, 1.0] and y.tolist() == [-1.0, 1.0, 1.5]
+        assert m.fmod(m.tensor([5, -5]), 2.5).dtype == m.float32
+
+
+def test_integer_fmod_by_zero_raises_as_in_torch():
+    for m in (al, torch):
+        with pytest.raises((RuntimeError, ZeroDivisionError), match="ZeroDivisionError"):
+            m.fmod(m.tensor([5, -5]), 0)
 
 
 def test_rounded_division_has_a_zero_gradient_even_where_the_incoming_one_is_not_finite():

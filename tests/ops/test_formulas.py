@@ -91,6 +91,8 @@ CASES = {
     "PowBackward1": (BINARY, "pos", [lambda a, b: a ** b]),
     "PowBackward2": (UNARY, "any", [lambda a: 2.0 ** a, lambda a: 0.0 ** a]),
     "RemainderBackward0": (BINARY, "pos", [lambda a, b: a % b]),
+    "FmodBackward0": (UNARY, "any", [lambda a: a.fmod(2.5), lambda a: al.fmod(-a, -3.0)]),
+    "FmodBackward1": (BINARY, "pos", [lambda a, b: a.fmod(b), lambda a, b: (-a).fmod(b)]),
     # pointwise
     "AbsBackward0": (UNARY, "any", [lambda a: a.abs()]),
     "ExpBackward0": (UNARY, "any", [lambda a: a.exp()]),
