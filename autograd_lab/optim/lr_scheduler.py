@@ -19,6 +19,10 @@ __all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", 
 
 EPOCH_DEPRECATION_WARNING = ("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
                              "possible. Please use `scheduler.step()` to step the scheduler.")
+STEP_ORDER_WARNING = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "
+                      "should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure "
+                      "to do this will result in PyTorch skipping the first value of the learning rate schedule. See "
+                      "more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
 
 
 class LRScheduler:
@@ -36,6 +40,7 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._step_count = 0
+        self._optimizer_steps_at_start = optimizer._step_count
         self.step()
 
     def get_lr(self) -> list[float]:
@@ -47,6 +52,7 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to ``epoch``, deprecated in PyTorch) and set the new learning rates."""
+        self._warn_if_before_the_optimizer()
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -58,6 +64,15 @@ class LRScheduler:
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _warn_if_before_the_optimizer(self) -> None:
+        """PyTorch's warning when the first ``scheduler.step()`` of a training loop comes before any
+        ``optimizer.step()`` (the schedule then skips its first value). An optimizer whose class overrides ``step``
+        is not counted, so it is not judged."""
+        optimizer = self.optimizer
+        if (self._step_count == 1 and type(optimizer).step is Optimizer.step
+                and optimizer._step_count == self._optimizer_steps_at_start):
+            warnings.warn(STEP_ORDER_WARNING, UserWarning, stacklevel=3)
 
     def state_dict(self) -> dict:
         """Everything but the optimizer (and functions, which cannot be saved as data)."""

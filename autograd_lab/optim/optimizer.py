@@ -35,6 +35,7 @@ class Optimizer:
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
         self.state: defaultdict = defaultdict(dict)
+        self._step_count = 0  # (a scheduler stepped before the optimizer warns, as in PyTorch)
         self.param_groups: list[dict] = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
@@ -86,6 +87,7 @@ class Optimizer:
                 loss = closure()
         for group in self.param_groups:
             self._update_group(group)
+        self._step_count += 1
         return loss
 
     def _update_group(self, group: dict) -> None:

@@ -292,3 +292,28 @@ def test_sgd_refuses_inference_parameters_as_add_():
     p.grad = al.ones(2)
     with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
         al.optim.SGD([p], lr=0.1).step()
+
+
+@pytest.mark.parametrize("order", ["scheduler first", "optimizer first"])
+def test_a_scheduler_stepped_before_its_optimizer_warns_as_in_torch(order):
+    """PyTorch's warning for the common slip (the schedule then skips its first value); none in the right order."""
+    import warnings
+
+    caught = {}
+    for lib in (al, torch):
+        w = (al.nn.Parameter if lib is al else torch.nn.Parameter)(lib.zeros(2))
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            opt = lib.optim.SGD([w], lr=0.1)
+            scheduler = lib.optim.lr_scheduler.StepLR(opt, step_size=1)
+            for _ in range(3):
+                w.grad = lib.ones(2)
+                if order == "scheduler first":
+                    scheduler.step()
+                    opt.step()
+                else:
+                    opt.step()
+                    scheduler.step()
+        caught[lib] = [str(x.message) for x in seen if "before `optimizer.step()`" in str(x.message)]
+    assert caught[al] == caught[torch]
+    assert len(caught[al]) == (1 if order == "scheduler first" else 0)
