@@ -76,7 +76,7 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "_data", "_version_counter", "saved_version", "is_output", "output_nr",
                  "_requires_grad", "_packed", "_unpack_hook", "_released", "_name", "_edge", "_view_history",
-                 "_was_non_leaf")
+                 "_was_non_leaf", "_shape")
 
     def __init__(self, tensor, is_output: bool, name: str):
         if tensor._is_inference:
@@ -96,12 +96,13 @@ class SavedTensor:
         self._requires_grad = requires_grad = is_output or tensor._grad_fn is not None or tensor._requires_grad
         self._released = False
         self._view_history = None  # (an output written into a view by an in-place op: ``rebind``)
-        self._unpack_hook = None  # (``_packed`` and ``_edge`` are set only with hooks, and read only then)
+        self._unpack_hook = None  # (``_packed``, ``_edge`` and ``_shape`` are set only with hooks, and read only then)
         if _hooks.stack:  # inside saved_tensors_hooks (in this thread)
             if _hooks.disabled_message is not None:
                 raise RuntimeError(_hooks.disabled_message)
             pack, self._unpack_hook = _hooks.stack[-1]
             self._tensor = self._data = None
+            self._shape = tuple(tensor.shape)
             if not is_output and requires_grad:
                 from .graph import gradient_edge
                 self._edge = gradient_edge(tensor)
@@ -128,6 +129,12 @@ class SavedTensor:
                 raise TypeError(
                     "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                     f"{type(value).__name__} [autograd_lab] while unpacking '{self._name}' of {node.name()}"
+                )
+            if tuple(value.shape) != self._shape:  # (the formula would broadcast it: an error, or a wrong gradient)
+                raise RuntimeError(
+                    f"saved tensor unpack_hook returned a tensor of shape {list(value.shape)} for '{self._name}' of "
+                    f"{node.name()}, which saved a tensor of shape {list(self._shape)} [autograd_lab] the unpack "
+                    "hook must give back the tensor that was packed (same shape and values)"
                 )
             if value._vc is self._version_counter and value._vc.value != self.saved_version:
                 raise RuntimeError(self._version_error(node, value._vc.value))
@@ -236,6 +243,7 @@ class SavedTensor:
             if self._requires_grad:
                 from .graph import gradient_edge
                 self._edge = gradient_edge(value)
+        self._shape = tuple(value.shape)
         self._packed = pack_hook(value)
         self._unpack_hook = unpack_hook
         self._tensor = self._data = None

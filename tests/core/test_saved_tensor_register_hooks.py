@@ -120,3 +120,19 @@ def test_double_backward_through_registered_hooks_matches_torch():
         g.sum().backward()
         results.append((g.tolist(), x.grad.tolist()))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("through", ["saved_tensors_hooks", "register_hooks"])
+def test_an_unpack_hook_giving_another_shape_is_named(through):
+    """PyTorch computes with what the hook returns (a broadcasting error inside the formula, or a gradient of
+    the wrong values where the shapes broadcast); autograd_lab names the hook's result and the saved shape."""
+    x = al.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    if through == "saved_tensors_hooks":
+        with al.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: al.ones(1)):
+            y = x * x
+    else:
+        y = x * x
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: al.ones(1))
+    with pytest.raises(RuntimeError, match=r"unpack_hook returned a tensor of shape \[1\] for 'self' of "
+                                           r"MulBackward0, which saved a tensor of shape \[3\]"):
+        y.sum().backward()
