@@ -15,10 +15,18 @@ from ._op import LINEAR, Op
 from .out import write_out
 
 
+def _no_bool(array, kernel: str) -> None:
+    """PyTorch's error for an op with no bool kernel (NumPy would quietly compute one)."""
+    if array.dtype.kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\' [autograd_lab] convert the tensor first: '
+                                  "x.long() or x.float()")
+
+
 class AbsBackward0(Op):
     saves = ("self",)
 
     def forward(xp, self):
+        _no_bool(self, "abs_cpu")
         return xp.abs(self)
 
     def d_self(grad, self):
@@ -192,21 +200,25 @@ class SignBackward0(_Constant):
 
 class FloorBackward0(_Constant):
     def forward(xp, self):
+        _no_bool(self, "floor_vml_cpu")
         return xp.floor(self)
 
 
 class CeilBackward0(_Constant):
     def forward(xp, self):
+        _no_bool(self, "ceil_vml_cpu")
         return xp.ceil(self)
 
 
 class RoundBackward0(_Constant):
     def forward(xp, self):
+        _no_bool(self, "round_vml_cpu")
         return xp.round(self)
 
 
 class TruncBackward0(_Constant):
     def forward(xp, self):
+        _no_bool(self, "trunc_vml_cpu")
         return xp.trunc(self)
 
 

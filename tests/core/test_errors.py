@@ -491,6 +491,17 @@ def test_relu_of_bool_tensor_raises_pytorchs_error():
     assert al.tensor([3, -2]).relu().dtype == al.int64
 
 
+@pytest.mark.parametrize("name, kernel", [("abs", "abs_cpu"), ("floor", "floor_vml_cpu"), ("ceil", "ceil_vml_cpu"),
+                                          ("round", "round_vml_cpu"), ("trunc", "trunc_vml_cpu")])
+def test_ops_without_a_bool_kernel_refuse_bool_tensors_as_torch_does(name, kernel):
+    torch = pytest.importorskip("torch")
+    message = f'^"{kernel}" not implemented for \'Bool\''
+    for m in (torch, al):
+        with pytest.raises(NotImplementedError, match=message):
+            getattr(m, name)(m.tensor([True, False]))
+    assert al.abs(al.tensor([-3, 2])).tolist() == [3, 2] and al.floor(al.tensor([1, 2])).dtype == al.int64
+
+
 def test_relu_of_bool_tensor_matches_torch():
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError, match="^Boolean inputs not supported for relu$"):
