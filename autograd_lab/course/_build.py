@@ -86,6 +86,18 @@ def make_tensor(Tensor: type, values: Any, requires_grad: bool = False) -> tuple
                         what="Tensor(...)")
 
 
+def make_leaves(Tensor: type, values: Sequence[Any]) -> tuple[list, Feedback | None]:  # noqa: N803
+    """One tensor that requires grad per entry of ``values``, with the learner's class (the first exception becomes
+    feedback)."""
+    leaves = []
+    for value in values:
+        leaf, error = make_tensor(Tensor, value, requires_grad=True)
+        if error is not None:
+            return [], error
+        leaves.append(leaf)
+    return leaves, None
+
+
 def run(fn: Callable[[], Any], what: str, hint: str = "") -> tuple[Any, Feedback | None]:
     """Runs ``fn()``; an exception becomes feedback naming ``what`` (with a hint for the usual causes)."""
     result, error = call_learner(fn, what=what)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..i18n import Catalogued, msg
-from ._build import compare_grad, finish, grads_of_node, make_tensor, missing_class, reference_grads, run
+from ._build import compare_grad, finish, grads_of_node, make_leaves, missing_class, reference_grads, run
 from ._feedback import Feedback, failed, passed
 
 _RNG = np.random.default_rng(2023)
@@ -26,12 +26,9 @@ REMINDER_OF = {"a / b": "div", "x.exp()": "exp", "x.log()": "log", "x.tanh()": "
 def _check_op(Tensor: type, label: str, mine: Callable, reference: Callable, arrays: list[np.ndarray],  # noqa: N803
               names: list[str], upstream: np.ndarray, reminder: str) -> Feedback | None:
     """Runs the learner's op on tensors that require grad, then its node's backward; None when it is right."""
-    tensors = []
-    for array in arrays:
-        t, error = make_tensor(Tensor, array, requires_grad=True)
-        if error is not None:
-            return error
-        tensors.append(t)
+    tensors, error = make_leaves(Tensor, arrays)
+    if error is not None:
+        return error
     out, error = run(lambda: mine(*tensors), what=label)
     if error is not None:
         return error

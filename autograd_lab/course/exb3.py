@@ -10,7 +10,7 @@ import numpy as np
 import autograd_lab as al
 
 from ..i18n import join, msg
-from ._build import FakeNode, compare_grad, finish, first_failure, leaf_grad, make_tensor, missing_class, run
+from ._build import FakeNode, compare_grad, finish, first_failure, leaf_grad, make_leaves, make_tensor, missing_class, run
 from ._feedback import Feedback, failed, is_placeholder, not_answered, passed
 
 DEEP = 5000  # nodes in the chain that a recursive walk cannot get through
@@ -175,12 +175,9 @@ def ex_b3_2(backward: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the l
         return problem
     for case, fn, values, gradient in CASES:
         description = msg(f"exb3.case.{case}")
-        leaves = []
-        for value in values:
-            leaf, error = make_tensor(Tensor, value, requires_grad=True)
-            if error is not None:
-                return error
-            leaves.append(leaf)
+        leaves, error = make_leaves(Tensor, values)
+        if error is not None:
+            return error
         out, error = run(lambda fn=fn, leaves=leaves: fn(*leaves), what=description)
         if error is not None:
             return error

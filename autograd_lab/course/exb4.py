@@ -11,7 +11,7 @@ import autograd_lab as al
 from autograd_lab.autograd.engine import sum_to as reference_sum_to
 
 from ..i18n import msg
-from ._build import compare_grad, describe, first_problem, leaf_grad, make_tensor, missing_class, run
+from ._build import compare_grad, describe, first_problem, leaf_grad, make_leaves, make_tensor, missing_class, run
 from ._feedback import Feedback, compare_arrays, failed, is_placeholder, not_answered, passed
 
 
@@ -119,12 +119,9 @@ def ex_b4_3(backward: Callable, Tensor: type) -> Feedback:  # noqa: N803 - the l
     for case, fn, named in BROADCASTS:
         description = msg(f"exb4.case.{case}")
         values = list(named.values())
-        leaves = []
-        for value in values:
-            leaf, error = make_tensor(Tensor, value, requires_grad=True)
-            if error is not None:
-                return error
-            leaves.append(leaf)
+        leaves, error = make_leaves(Tensor, values)
+        if error is not None:
+            return error
         out, error = run(lambda fn=fn, leaves=leaves: fn(*leaves), what=description)
         if error is not None:
             return error

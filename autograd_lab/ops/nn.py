@@ -283,6 +283,15 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _channel_dropout(input, p, training, inplace, 1)
 
 
+def _warn_channel_dims(name: str, ndim: int, spatial: int) -> None:
+    """PyTorch's deprecation warning for a channel dropout given neither a batched nor an unbatched input."""
+    warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in a "
+                  "future release. To retain the behavior and silence this warning, please use dropout instead. Note "
+                  f"that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a "
+                  f"channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+                  UserWarning, stacklevel=3)
+
+
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of (N, C, H, W) images with probability ``p`` (training only), scale the rest.
 
@@ -290,11 +299,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if input.ndim not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
-                      "in an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).", UserWarning, stacklevel=2)
+        _warn_channel_dims("dropout2d", input.ndim, spatial=2)
     if input.ndim == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
                       "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
@@ -309,11 +314,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if input.ndim not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result "
-                      "in an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                      "inputs).", UserWarning, stacklevel=2)
+        _warn_channel_dims("dropout3d", input.ndim, spatial=3)
     return _channel_dropout(input, p, training, inplace, 3)
 
 

@@ -40,23 +40,14 @@ def _tensors(gen, facts) -> list:
     return [gen.shadow[n] for n in names if isinstance(gen.shadow.get(n), gen.torch.Tensor)]
 
 
-def _empty(gen, facts, min_dims: int = 0) -> bool:
-    return any(t.numel() == 0 and t.dim() >= min_dims for t in _tensors(gen, facts))
-
-
-SECOND_ORDER_ENDINGS = ("grad_of_grad", "backward_create_graph")
 POLE = r"reciprocal|log|sqrt|rsqrt|pow\(-|pow\(0\.5|\*\* 1\.5|/|\.div|\*\* [xtc]\d|\*\* \{|2\.0 \*\*"
 
 
-def _views_will_require_grad(gen, step: str, facts) -> bool:
-    """``requires_grad_()``, or an in-place write of a tensor that requires grad, into a tensor that does not
-    require grad while other views of its memory exist: PyTorch makes those views leaves requiring grad."""
-    if step not in ("requires_grad_", "inplace"):
-        return False
+def _views_will_require_grad(gen, facts) -> bool:
+    """An in-place write of a tensor that requires grad into a tensor that does not, while other views of its
+    memory exist: PyTorch makes those views leaves requiring grad."""
     t = gen.tensor(facts["name"])
-    if t.requires_grad:
-        return False
-    if step == "inplace" and not any(o.requires_grad for o in _tensors(gen, facts) if o is not t):
+    if t.requires_grad or not any(o.requires_grad for o in _tensors(gen, facts) if o is not t):
         return False
     base = t._base if t._is_view() else t
     return any(isinstance(v, gen.torch.Tensor) and v is not t and v._is_view() and v._base is base
@@ -70,13 +61,6 @@ def _operand_shares_memory(gen, facts) -> bool:
     itself = "copy_(" in facts.get("text", "")
     return target.numel() > 0 and any((itself or o is not target) and o.numel()
                                       and o.untyped_storage().data_ptr() == memory for o in _tensors(gen, facts))
-
-
-def _watched_and_written_through_a_view(gen, var) -> bool:
-    if var.watched_version is None:
-        return False
-    t = gen.tensor(var.name)
-    return t._version > 0 and (t._is_view() or t._version != var.history_version)
 
 
 def _divides_by_integer_zero(text: str) -> bool:
@@ -150,7 +134,7 @@ KNOWN: list[KnownDifference] = [
         "requires grad (a backward through v reaches nothing, and v.add_(1) raises 'a leaf Variable that requires "
         "grad...'); autograd_lab keeps v a view of c's new history. (After c.requires_grad_() both make v a leaf.)",
         "deliberate",
-        avoid=lambda gen, step, facts: step == "inplace" and _views_will_require_grad(gen, step, facts)),
+        avoid=lambda gen, step, facts: step == "inplace" and _views_will_require_grad(gen, facts)),
     KnownDifference(
         "the layout of an op's result whose operands have different layouts", "not generated",
         "M.mul(x.transpose(0, 1), y).contiguous(): PyTorch lays out an elementwise result as its first operand "

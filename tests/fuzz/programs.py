@@ -56,7 +56,6 @@ class Var:
     name: str
     leaf: bool = False  # a leaf made by the program with requires_grad=True
     history_version: int = 0  # the memory's version when this tensor's history was last current
-    watched_version: int | None = None  # the memory's version when retain_grad() or register_hook was called
     from_matmul: bool = False  # its values come from a matrix product (whose zeros' sign is the kernel's)
 
 

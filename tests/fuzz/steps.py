@@ -186,14 +186,14 @@ def hook(gen) -> None:
         handle = gen.fresh("h")
         if gen.emit(f"{handle} = {text}"):
             gen.emit(f"{handle}.remove()")
-    elif gen.emit(text):
-        gen.vars[a].watched_version = gen.tensor(a)._version
+    else:
+        gen.emit(text)
 
 
 def retain(gen) -> None:
     a = _target(gen, lambda var, t: t.requires_grad and not t.is_leaf)
-    if a and not avoids(gen, "retain", name=a) and gen.emit(f"{a}.retain_grad()"):
-        gen.vars[a].watched_version = gen.tensor(a)._version
+    if a and not avoids(gen, "retain", name=a):
+        gen.emit(f"{a}.retain_grad()")
 
 
 def no_grad(gen) -> None:
