@@ -125,8 +125,8 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
         records = data.dtype.kind == "f" and (base.requires_grad or any(_requires(o) for o in others))
         if records and tensor._creation_meta is not None:
             raise view_error(tensor, indirect=False)
-        if base._grad_fn is None and base._requires_grad:
-            raise RuntimeError(VIEW_OF_LEAF_MESSAGE + _leaf_advice(op_name))
+        if base._grad_fn is None and tensor.requires_grad:  # (PyTorch's test: the base is a leaf and the view requires
+            raise RuntimeError(VIEW_OF_LEAF_MESSAGE + _leaf_advice(op_name))  # grad, its own (requires_grad_()) or the base's)
     elif tensor._grad_fn is None and tensor._requires_grad:
         raise RuntimeError(LEAF_MESSAGE + _leaf_advice(op_name))
 

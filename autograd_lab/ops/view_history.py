@@ -47,6 +47,8 @@ def refresh_view(view: Tensor) -> None:
     """Rebuild the ``grad_fn`` of a view whose base (or another view of it) was modified in place."""
     from .inplace import view_error
     base = view._base
+    if view._grad_fn is None and not base.requires_grad:  # nothing to rebuild: the change stays unseen, so that the
+        return  # view gets its history if the base comes to require grad later (``requires_grad_()``), as in PyTorch
     if base.requires_grad:
         if view._creation_meta is not None:
             raise view_error(view, indirect=True)

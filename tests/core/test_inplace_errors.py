@@ -168,6 +168,39 @@ def test_views_created_in_no_grad_or_inference_mode():
     run_both(no_grad_view_of_untracked, _values(2, 3))
 
 
+
+def test_view_that_requires_grad_of_a_leaf_base_refuses_inplace():
+    """PyTorch's test is that the view requires grad and its base is a leaf, whether or not the base requires grad:
+    here the view itself was made to require grad (found by the differential fuzzer, seed 7012828)."""
+    def view_made_to_require_grad(m, x):
+        base = x.detach().clone()
+        v = base[0]
+        v.requires_grad_()
+        v.add_(1)
+    same_error(view_made_to_require_grad, _values(2, 3))
+
+    def view_of_that_view(m, x):
+        base = x.detach().clone()
+        v = base[0]
+        v.requires_grad_()
+        v.view_as(v).sub_(x[0])
+    same_error(view_of_that_view, _values(2, 3))
+
+
+def test_view_history_appears_when_its_base_comes_to_require_grad():
+    """A view changed in place while nothing required grad, its ``grad_fn`` read then (None), gets its history once
+    the base requires grad (found by the differential fuzzer, seed 7002271: the gradient was silently missing)."""
+    def program(m, x):
+        base = x.detach().clone()
+        v = base[0]
+        v.mul_(3)
+        assert v.grad_fn is None and not v.requires_grad
+        base.requires_grad_()
+        assert v.requires_grad and v.grad_fn.name() == "AsStridedBackward0"
+        return {"v": v * x[0]}
+    ours, _ = run_both(program, _values(2, 3))
+
+
 @pytest.mark.parametrize("make", [
     lambda m, b: b.unbind()[1],
     lambda m, b: b.split(1)[0],
