@@ -238,9 +238,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 if _is_edge(t):
                     raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
                 g = zeros_like(t, requires_grad=create_graph)
-        elif not create_graph:
-            g = g.detach()
-        result.append(g)
+        result.append(g)  # (as it arrived: a grad_outputs tensor passed straight through is returned itself, as in
+        # PyTorch; without create_graph nothing else has a history, and a forward-mode tangent stays on it)
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), result))
     return tuple(result)

@@ -17,8 +17,9 @@ The walk, as PyTorch's CPU engine does it:
    and each is sent along its edge in ``next_functions`` into the buffer of the node at the other end.
 
 Gradients are tensors. The pass runs in grad mode ``create_graph``: without it nothing the derivatives
-compute is recorded (and an op's formulas run on the arrays underneath, see ``ops/_op.py``); with it,
-the backward pass itself is recorded, so its results can be differentiated again.
+compute is recorded (and an op's formulas run on the arrays underneath, see ``ops/_op.py``, unless a
+forward-mode AD level is open: then they run on tensors, whose tangents ride along); with it, the
+backward pass itself is recorded, so its results can be differentiated again.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import threading
 from ..backend import from_np, type_name
 from . import anomaly as _anomaly
 from . import grad_mode as _gm
+from .forward_ad import _state as _dual
 from .graph import AccumulateGrad, GradientEdge, gradient_edge
 from .profiler import _state as _profiling
 
@@ -129,8 +131,15 @@ def _receive(buffers: dict, node, nr: int, grad) -> None:
 
 
 def _sum(a, b):
-    """Two gradients of one output added: recorded under create_graph, else on the arrays."""
-    return a + b if _gm._state.grad_enabled else _Tensor._make(a._data + b._data)
+    """Two gradients of one output added: on the arrays (``on_arrays``), else as tensors (recorded under
+    ``create_graph``)."""
+    return _Tensor._make(a._data + b._data) if on_arrays() else a + b
+
+
+def on_arrays() -> bool:
+    """Whether the running pass computes on the raw arrays: nothing records it (no ``create_graph``) and no
+    forward-mode AD level is open (forward-over-reverse: the gradients' tangents are computed on tensors)."""
+    return not _gm._state.grad_enabled and _dual.level is None
 
 
 # -- running one node ------------------------------------------------------------------------------
@@ -298,9 +307,9 @@ def _sum_to_shape(grad, shape: tuple, node, index: int):
     if lead < 0 or _broadcast_mismatch(shape, gshape[lead:]):
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - got {list(gshape)} "
                            f"but expected shape compatible with {list(shape)}")
-    if _gm._state.grad_enabled:
-        return grad.sum_to_size(shape)  # recorded (create_graph)
-    return _Tensor._make(sum_to(grad._data, shape))
+    if on_arrays():
+        return _Tensor._make(sum_to(grad._data, shape))
+    return grad.sum_to_size(shape)  # recorded (create_graph), or carrying tangents
 
 
 def _broadcast_mismatch(shape: tuple, gshape: tuple) -> bool:

@@ -46,7 +46,7 @@ from numbers import Number
 from operator import itemgetter
 
 from .. import backend
-from ..autograd import forward_ad
+from ..autograd import engine, forward_ad
 from ..autograd import grad_mode as _gm
 from ..autograd.graph import Node, gradient_edge, output_meta
 from ..autograd.profiler import _state as _profiling
@@ -134,14 +134,16 @@ class Op(Node):
 
         Without ``create_graph`` (grad mode is off while the engine runs), nothing records the derivative:
         the formulas run on the arrays, and only what they return becomes a tensor. Under ``create_graph``
-        they run on the tensors themselves, recorded. (Where a saved array's dtype differs from the
-        gradient's, NumPy would promote differently from PyTorch: then the tensors are used either way.)
+        they run on the tensors themselves, recorded; and so they do, unrecorded, while a forward-mode AD level
+        is open: the gradients' tangents are computed with them (forward over reverse). (Where a saved array's
+        dtype differs from the gradient's, NumPy would promote differently from PyTorch: then the tensors are
+        used either way.)
         """
         cls = type(self)
         if self._released and self._freed_number():
             raise RuntimeError(FREED_MESSAGE)
         grad = grad_outputs[0] if len(grad_outputs) == 1 else grad_outputs
-        on_arrays = not _gm._state.grad_enabled
+        on_arrays = engine.on_arrays()
         values = self._unpacked_saved(on_arrays) if self._saved else []
         if on_arrays:
             first = grad if grad.__class__ is not tuple else next(g for g in grad if g is not None)

@@ -235,18 +235,32 @@ def test_custom_function_jvp_matches_torch():
 
 
 # -- forward over reverse, functional.jvp, jacobian by columns ----------------------------------------
+@pytest.mark.parametrize("create_graph", [True, False], ids=["create_graph", "plain"])
 @pytest.mark.parametrize("expr", ["t.exp().sum()", "(t.tanh() * t).sum()", "(t.sigmoid() ** 2).mean()",
-                                  "F.softmax(t, 0)[0]", "F.log_softmax(t, 0).sum() * t[1]"])
-def test_forward_over_reverse_gives_hessian_vector_products_as_torch_func(expr):
+                                  "F.softmax(t, 0)[0]", "F.log_softmax(t, 0).sum() * t[1]",
+                                  "(t * t[:1]).sum()"])
+def test_forward_over_reverse_gives_hessian_vector_products_as_torch_func(expr, create_graph):
+    """With or without create_graph: the backward pass computes on tensors while a dual level is open, so the
+    gradient carries its tangent (PyTorch's grad gives it either way; the last expression undoes a broadcast)."""
     x, v = np.array([0.5, -1.0, 2.0]), np.array([1.0, -1.0, 0.5])
     with fw[al].dual_level():
         dual = fw[al].make_dual(al.tensor(x, requires_grad=True), al.tensor(v))
-        (g,) = al.autograd.grad(eval(expr, {"t": dual, "F": al.nn.functional}), dual, create_graph=True)  # noqa: S307
+        (g,) = al.autograd.grad(eval(expr, {"t": dual, "F": al.nn.functional}), dual,  # noqa: S307
+                                create_graph=create_graph)
         ours = fw[al].unpack_dual(g).tangent
+        assert g.requires_grad == create_graph
     from torch.func import grad, jvp
     _, theirs = jvp(grad(lambda t: eval(expr, {"t": t, "F": torch.nn.functional})), (torch.tensor(x),),  # noqa: S307
                     (torch.tensor(v),))
     np.testing.assert_allclose(_np(ours), _np(theirs), rtol=1e-10)
+
+
+def test_grad_returns_a_grad_output_that_passes_straight_through_as_torch():
+    for m in (al, torch):
+        x, v = m.ones(2, requires_grad=True), m.full((2,), 3.0, requires_grad=True)
+        y = x * 2
+        (g,) = m.autograd.grad(y, y, v)
+        assert g is v and g.requires_grad  # (no copy, no detach: as PyTorch's engine hands it back)
 
 
 def test_functional_jvp_in_forward_mode_matches_torch_with_and_without_create_graph():
