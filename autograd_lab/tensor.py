@@ -233,7 +233,7 @@ class Tensor:
         ``inference_mode`` (that one has no ``grad_fn``, and the gradient of what is computed from it stops there)."""
         base = self._base
         if base is not None and self._view_version != self._vc.value:
-            return base.requires_grad  # its history will be rebuilt from the base's on first use
+            return self._requires_grad or base.requires_grad  # (its history is rebuilt from the base's on first use)
         return self._grad_fn is not None or self._requires_grad or (base is not None and base.requires_grad)
 
     @requires_grad.setter

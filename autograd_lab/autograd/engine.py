@@ -254,10 +254,15 @@ def _hook_result(hook, result, grad):
 
 
 def _accumulate(node: AccumulateGrad, grad, task: GraphTask, step: BackwardStep) -> None:
-    """Add ``grad`` into the leaf's ``.grad``; then its post-accumulate-grad hooks run (even when no gradient
-    arrived, as in PyTorch)."""
+    """Add ``grad`` into the leaf's ``.grad`` (as PyTorch: not if the leaf stopped requiring grad since the graph was
+    recorded); then its post-accumulate-grad hooks run (even when no gradient arrived, as in PyTorch)."""
     leaf = node.variable
-    if grad is not None:
+    if grad is not None and leaf.grad_fn is not None:
+        raise RuntimeError("leaf variable has been moved into the graph interior [autograd_lab] the graph recorded "
+                           f"this tensor (shape {list(leaf.shape)}) as a leaf, and it has a grad_fn now "
+                           f"({leaf.grad_fn.name()}: a view whose base came to require grad after an in-place change); "
+                           "build the graph again from the tensor as it is now")
+    if grad is not None and leaf._requires_grad:
         before, after = node.accumulate(grad, task.create_graph, task.trace)
         step.accumulated = (leaf, before, after)
     if leaf._post_acc_hooks:

@@ -1,7 +1,8 @@
 """Engine edge cases, each run in both libraries and compared with PyTorch: which hooks run for
 ``backward(inputs=)`` on a non-leaf, hooks that see ``None`` for outputs that got no gradient, what a second
 backward without ``retain_graph`` refuses (exactly where PyTorch frees a saved value), ``.detach_()`` of a saved
-tensor, a ``GradientEdge`` output without its gradient, and pickling and copying tensors."""
+tensor, a ``GradientEdge`` output without its gradient, a leaf changed after the graph recorded it, and pickling
+and copying tensors."""
 
 import copy
 import pickle
@@ -218,6 +219,32 @@ def test_a_gradient_edge_output_without_its_gradient_matches_torch():
         assert g.tolist() == [2.0, 2.0, 2.0]
         with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
             m.autograd.grad(G.get_gradient_edge(x * 2), x)
+
+
+def _leaf_changes_after_recording(m, change: str):
+    """A leaf recorded in a graph, then changed before backward; returns what backward did and the leaf's gradient."""
+    base = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64)
+    leaf = base.t()
+    leaf += 1  # (nothing requires grad: allowed; the view's history is stale from now on)
+    leaf.requires_grad_()
+    loss = (leaf * leaf).sum()
+    if change == "stops requiring grad":
+        leaf.requires_grad_(False)
+    else:  # its base comes to require grad: the view gets a history, it is a leaf no more
+        base.requires_grad_()
+    outcome = _outcome(loss.backward)
+    return outcome, None if leaf.grad_fn is not None else leaf.grad
+
+
+@pytest.mark.parametrize("change", ["stops requiring grad", "moves into the graph interior"])
+def test_a_leaf_changed_after_the_graph_recorded_it_matches_torch(change):
+    """PyTorch's AccumulateGrad gives nothing to a leaf that stopped requiring grad, and refuses one that has a grad_fn
+    now (found by the differential fuzzer, seed 7100438: ours accumulated into both)."""
+    (ours, our_grad), (theirs, their_grad) = (_leaf_changes_after_recording(m, change) for m in LIBS)
+    assert ours == theirs
+    assert our_grad is None and their_grad is None
+    if change != "stops requiring grad":
+        assert theirs == "RuntimeError: leaf variable has been moved into the graph interior"
 
 
 # -- pickle and copy --------------------------------------------------------------------------------------
