@@ -447,8 +447,11 @@ def select(input, dim, index):
 @checked
 def diagonal(input, offset=0, dim1=0, dim2=1):
     n = input.ndim
-    return DiagonalBackward0.apply(input, offset=offset, dim1=_wrap_dim(dim1, n, "diagonal"),
-                                   dim2=_wrap_dim(dim2, n, "diagonal"))
+    wrapped1, wrapped2 = _wrap_dim(dim1, n, "diagonal"), _wrap_dim(dim2, n, "diagonal")
+    if wrapped1 == wrapped2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2} [autograd_lab] a diagonal runs "
+                           f"across two different dims of the input (shape {list(input.shape)}), e.g. dim1=0, dim2=1")
+    return DiagonalBackward0.apply(input, offset=offset, dim1=wrapped1, dim2=wrapped2)
 
 
 @checked

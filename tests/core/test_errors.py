@@ -506,3 +506,11 @@ def test_relu_of_bool_tensor_matches_torch():
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError, match="^Boolean inputs not supported for relu$"):
         torch.tensor([True, False]).relu()
+
+
+@pytest.mark.parametrize("dim1, dim2", [(0, 0), (1, -1)])
+def test_diagonal_across_one_dim_twice_matches_torch(dim1, dim2):
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.ones(2, 3).diagonal(offset=1, dim1=dim1, dim2=dim2),
+                lambda: al.ones(2, 3).diagonal(offset=1, dim1=dim1, dim2=dim2),
+                f"diagonal dimensions cannot be identical {dim1}, {dim2}")
