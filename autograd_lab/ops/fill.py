@@ -74,7 +74,7 @@ class CopyBackwards(Op):
                     f"[autograd_lab] copy_ cannot write a tensor of shape {tuple(src.shape)} into one of shape "
                     f"{tuple(self.shape)}: the source must broadcast to the destination's shape"
                 )
-        wide = tuple(max(a, b) for a, b in zip(dst_shape, src_shape))
+        wide = tuple(a if b == 1 else b for a, b in zip(dst_shape, src_shape))  # (a size 1 broadcasts to 0 too)
         if wide != self.shape:
             raise RuntimeError(
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(wide)} [autograd_lab] "

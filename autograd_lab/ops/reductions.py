@@ -234,11 +234,15 @@ class _ValueSelecting(Op):
     tensor_params = ("indices",)  # saved version-checked (they are the op's second output in PyTorch)
 
     def forward(xp, self, *, dim, indices, keepdim):
+        if self.ndim == 0:  # a 0-dim tensor's dim 0 selects its one value (a new tensor, as in PyTorch)
+            return self.copy()
         values = xp.take_along_axis(self, indices, axis=dim)
         return values if keepdim else xp.squeeze(values, axis=dim)
 
     def d_self(grad, dim, indices, keepdim, self_sym_sizes):
         from .scatter_gather import ScatterAddBackward0
+        if not self_sym_sizes:
+            return grad  # (0-dim: the value was selected whole)
         grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
         zeros = formulas.zeros(self_sym_sizes, grad)
         return formulas.call(ScatterAddBackward0, zeros, grad, dim=dim, index=indices)
@@ -333,9 +337,7 @@ def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg,
     xp = backend.namespace_of(input._data)
     data = input._data if input.ndim else input._data.reshape(1)
     indices = Tensor._make(xp.expand_dims(getattr(xp, arg)(data, axis=d), d).astype(xp.int64, copy=False))
-    values = dim_cls.apply(input if input.ndim else input.reshape(1), dim=d, indices=indices, keepdim=keepdim)
-    if not input.ndim:
-        values = values.reshape(())
+    values = dim_cls.apply(input, dim=d, indices=indices, keepdim=keepdim)
     idx = indices._data if keepdim else xp.squeeze(indices._data, axis=d)
     # the indices returned share the saved ones' memory and version: changing them in place is caught in backward
     return result_type(values, Tensor._make(idx.reshape(values.shape), version_counter=indices._vc))

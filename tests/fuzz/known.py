@@ -3,8 +3,8 @@
 Each entry names a case and says why it differs. An entry is one of two things:
 
 - an *outcome* the comparison accepts (``explains``): a line only one library refuses, on purpose;
-- a *pattern* the generator does not write (``avoid``): a case being fixed elsewhere (status
-  ``being fixed in issue 21``: the entry goes once the fix is merged), or one PyTorch itself cannot run.
+- a *pattern* the generator does not write (``avoid``): a deliberate difference that a program could not get
+  past, or a case PyTorch itself cannot run (status ``PyTorch crashes``).
 
 A one-side error, or a silent difference, that no entry explains fails the fuzz test. This table is the only
 place where the fuzzer is told to look away.
@@ -12,7 +12,6 @@ place where the fuzzer is told to look away.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -23,7 +22,7 @@ class KnownDifference:
     name: str
     difference: str  # what differs: "autograd_lab raises", "PyTorch raises", or "not generated"
     reason: str
-    status: str  # "deliberate", "being fixed in issue 21", or "PyTorch crashes"
+    status: str  # "deliberate", or "PyTorch crashes"
     avoid: Callable | None = None  # (gen, step, facts) -> True: the generator does not write this
     explains: Callable | None = None  # (earlier lines, line text, al's error, torch's error) -> True: accepted
 
@@ -63,11 +62,6 @@ def _operand_shares_memory(gen, facts) -> bool:
                                       and o.untyped_storage().data_ptr() == memory for o in _tensors(gen, facts))
 
 
-def _divides_by_integer_zero(text: str) -> bool:
-    divisors = re.findall(r"(?://|%) M\.tensor\((\[[-\d, ]*\])\)", text)
-    return any(0 in ast.literal_eval(d) for d in divisors)
-
-
 def _one_raises(side: str, message: str, earlier: str = "") -> Callable:
     """Accepts an error of ``side`` ("al" or "torch") alone whose message matches ``message``, in a program
     where an earlier line matches ``earlier`` (regular expressions)."""
@@ -78,27 +72,15 @@ def _one_raises(side: str, message: str, earlier: str = "") -> Callable:
     return explains
 
 
-FIX21 = "being fixed in issue 21"
 KNOWN: list[KnownDifference] = [
-    # -- being fixed elsewhere: not generated until the fix is merged -------------------------------------
+    # -- where PyTorch itself cannot run ------------------------------------------------------------------
     KnownDifference(
         "hook on a stale view", "not generated",
-        "register_hook or retain_grad on a view after its base was changed in place (not through the view, under "
-        "no_grad too): autograd_lab calls the hook, or fills .grad, through the view's old history; PyTorch "
-        "rebuilds the view's grad_fn first, so a gradient of the old history reaches neither (S4). PyTorch 2.13 "
-        "segfaults on register_hook there, so hooks stay excluded after the fix",
-        f"{FIX21}; PyTorch crashes",
-        avoid=lambda gen, step, facts: step in ("hook", "retain") and _stale_view(gen, facts["name"])),
-    KnownDifference(
-        "integer // 0 and % 0", "not generated",
-        "M.tensor([3]) // M.tensor([0]): PyTorch raises ZeroDivisionError, autograd_lab gives a number", FIX21,
-        avoid=lambda gen, step, facts: step == "integer" and _divides_by_integer_zero(facts.get("text", ""))),
-    KnownDifference(
-        "copy_ into an empty tensor", "not generated",
-        "M.zeros(0).copy_(M.ones(1)) (or of a 0-dim source): autograd_lab raises \"output with shape [0] doesn't "
-        "match the broadcast shape [1]\"", FIX21,
-        avoid=lambda gen, step, facts: step == "inplace" and "copy_" in facts.get("text", "")
-        and gen.tensor(facts["name"]).numel() == 0),
+        "register_hook on a view after its base was changed in place (not through the view, under no_grad too): "
+        "PyTorch 2.13 segfaults there (it rebuilds the view's grad_fn first; autograd_lab does the same, and "
+        "retain_grad on such a view, which PyTorch runs, is generated and agrees)",
+        "PyTorch crashes",
+        avoid=lambda gen, step, facts: step == "hook" and _stale_view(gen, facts["name"])),
     # -- on purpose ----------------------------------------------------------------------------------------
     KnownDifference(
         "floor_divide is differentiable", "PyTorch raises",
@@ -160,8 +142,6 @@ F64 = "dtype=M.float64"
 # entry whose difference is gone, fixed or changed, is noticed and removed). None: PyTorch crashes on it.
 EXAMPLES: dict[str, str | None] = {
     "hook on a stale view": None,
-    "integer // 0 and % 0": "q = M.tensor([3]) // M.tensor([0])",
-    "copy_ into an empty tensor": f"t = M.zeros((0,), {F64})\nt.copy_(M.ones(1, {F64}))",
     "floor_divide is differentiable": f"x = M.tensor([1.5], {F64}, requires_grad=True)\n(x // 2).sum().backward()",
     "only what a derivative reads is saved": f"""
 x = M.tensor([1.0, 2.0], {F64}, requires_grad=True)

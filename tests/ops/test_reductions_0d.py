@@ -40,3 +40,21 @@ def test_reducing_a_single_value_matches_torch(name, dim, value):
 def test_a_0_dim_tensor_still_refuses_other_dims():
     with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)"):
         al.tensor(3.0).sum(1)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_and_min_over_dim_0_of_a_0_dim_tensor_give_a_new_tensor_as_torch(name, keepdim):
+    """The values are a tensor of their own whose grad_fn is the op's node (no view of the input): a hook on them,
+    then an in-place change, sees the gradient as in PyTorch (found by the differential fuzzer, seed 8012655, where
+    ours were a view and the hook was lost)."""
+    results = []
+    for m in (al, torch):
+        x = m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        values, indices = getattr(x, name)(0, keepdim=keepdim)
+        node = values.grad_fn.name()
+        values.register_hook(lambda g: g * -1.0)
+        values.mul_(3.0)
+        (values * 1.5).backward()
+        results.append((node, tuple(values.shape), indices.tolist(), values.item(), x.item(), x.grad.item()))
+    assert results[0] == results[1]
