@@ -205,7 +205,8 @@ def matmul(input, other, *, out=None):
         return SqueezeBackward4.apply(mm(input.unsqueeze(0), other), dim=(0,))
     if a == 2 and b == 2:
         return mm(input, other)
-    if b <= 2:  # fold the batch into rows: (..., n, k) @ (k, m) is one mm (mv for a vector), as in PyTorch
+    if b <= 2 and _folds_into_rows(input, other):  # the batch folded into rows: (..., n, k) @ (k, m) is one mm (mv
+        # for a vector), as in PyTorch
         rows = input.reshape(_rows(input.shape), input.shape[-1])
         if b == 2 and input.shape[-1] != other.shape[0]:
             mm(rows, other)  # raises the shape error
@@ -220,9 +221,16 @@ def matmul(input, other, *, out=None):
         batch = tuple(other.shape[:-2]) + (other.shape[-1],)
         out = UnsafeViewBackward0.apply(out, shape=batch + ((input.shape[0],) if a == 2 else ()))
         return out.mT.contiguous() if a == 2 else out
+    if a == 3 and b == 3 and 1 in (input.shape[0], other.shape[0]) and input.shape[0] != other.shape[0]:
+        # one operand's batch is a single matrix: PyTorch drops that batch dim when the operand requires grad and
+        # folds the product as above (its gradient is then one mm, not a sum over the broadcast batch)
+        if other.shape[0] == 1 and other.requires_grad:
+            return matmul(input, other.squeeze(0))
+        if input.shape[0] == 1 and input.requires_grad:
+            return matmul(input.squeeze(0), other)
     # batched: broadcast batch dims, then bmm
     left = input if a > 1 else input.unsqueeze(0)
-    right = other
+    right = other if b > 1 else other.unsqueeze(-1)
     batch = _broadcast_batch(left.shape[:-2], right.shape[:-2])
     n, k, m = left.shape[-2], left.shape[-1], right.shape[-1]
     if right.shape[-2] != k:
@@ -231,7 +239,18 @@ def matmul(input, other, *, out=None):
                            f"{list(other.shape)}")
     lhs = left.expand(batch + (n, k)).reshape(_rows(batch + (n,)), n, k)
     rhs = right.expand(batch + (k, m)).reshape(_rows(batch + (k,)), k, m)
-    return UnsafeViewBackward0.apply(bmm(lhs, rhs), shape=batch + ((n, m) if a > 1 else (m,)))  # (no view)
+    out = bmm(lhs, rhs) if b > 1 else bmm(lhs, rhs).squeeze(-1)
+    return UnsafeViewBackward0.apply(out, shape=batch + (n,) * (a > 1) + (m,) * (b > 1))  # (no view)
+
+
+def _folds_into_rows(input, other) -> bool:
+    """PyTorch's ``should_fold`` for a batched ``input`` times a 1-D or 2-D ``other``: fold when ``other`` needs grad
+    (its gradient is then one mm, not a sum over the batch), when ``input`` is empty, or when the rows of ``input``
+    are one stride apart across its batch dims (the fold is then a view, not a copy)."""
+    if other.requires_grad or input.numel() == 0:
+        return True
+    sizes, strides = input.shape, input.stride()
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(input.ndim - 2))
 
 
 def _folds_on_transpose(input, other) -> bool:

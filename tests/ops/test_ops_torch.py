@@ -256,13 +256,9 @@ CASES = {
     "composed": (lambda m, a, b: ((a @ b).tanh()[:, 1:].exp().sum(1) * b.sum()).logsumexp(0) / a.std(), r(3, 4), r(4, 3)),
 }
 
-# Where a composite op legitimately records a different node than PyTorch: our expected names.
-NAME_EXCEPTIONS = {
-    # PyTorch 2.13 computes a batch-of-one (1, n, k) @ (b, k, m) as a 2-D @ 3-D product (folded into one mm on
-    # the transpose of the right operand, then `.mT.contiguous()`: CloneBackward0); we broadcast the batch and
-    # call bmm as for any batched pair, whose result is an UnsafeViewBackward0. Values and gradients agree.
-    "matmul_3d_3d_broadcast": ["UnsafeViewBackward0"],
-}
+# Where a composite op legitimately records a different node than PyTorch: our expected names (none at present;
+# a 3-D @ 3-D product with a batch of one is folded as PyTorch folds it).
+NAME_EXCEPTIONS: dict = {}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
