@@ -49,6 +49,10 @@ class Program:
         return Program(self.seed, self.lines[:index] + self.lines[index + 1:])
 
 
+# maximum, minimum and clamp against a tensor: on a tie of +0 and -0 PyTorch's vectorized loop returns the bound and
+# its scalar loop (a tensor's tail) the input, so the sign of such a zero depends on the tensor's length
+TIES = re.compile(r"M\.(maximum|minimum)\(|M\.clamp\([^)]*\b(min|max)=[xtc]\d")
+
 @dataclass
 class Var:
     """What the generator knows of a name the program has bound to a tensor."""
@@ -56,7 +60,7 @@ class Var:
     name: str
     leaf: bool = False  # a leaf made by the program with requires_grad=True
     history_version: int = 0  # the memory's version when this tensor's history was last current
-    from_matmul: bool = False  # its values come from a matrix product (whose zeros' sign is the kernel's)
+    zero_sign_by_kernel: bool = False  # its zeros' sign is a kernel's choice (a matrix product, a tie of +0 and -0)
 
 
 class Generator:
@@ -150,16 +154,16 @@ class Generator:
             return None
         value = self.shadow[name]
         if isinstance(value, self.torch.Tensor):
-            var.setdefault("from_matmul", self.from_matmul(expr))
+            var.setdefault("zero_sign_by_kernel", self.zero_sign_by_kernel(expr) or TIES.search(expr) is not None)
             self.vars[name] = Var(name, history_version=value._version, **var)
         return name
 
     def names_in(self, text: str) -> list[str]:
         return [n for n in re.findall(r"\b[xtc]\d+\b", text) if n in self.vars]
 
-    def from_matmul(self, text: str) -> bool:
-        """Whether a tensor ``text`` names has values made by a matrix product."""
-        return any(self.vars[n].from_matmul for n in self.names_in(text))
+    def zero_sign_by_kernel(self, text: str) -> bool:
+        """Whether a tensor ``text`` names has zeros whose sign a kernel chose (see ``TIES`` and known.py)."""
+        return any(self.vars[n].zero_sign_by_kernel for n in self.names_in(text))
 
     # -- leaves and operands ---------------------------------------------------------------------------
     def leaf(self, shape: tuple | None = None, requires_grad: bool = True, positive: bool = False) -> str:

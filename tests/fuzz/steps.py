@@ -123,7 +123,7 @@ def matmul(gen) -> None:
         forms += ["M.bmm({a}, {b})"]
     expr = gen.choice(forms).format(a=a, b=b, k=b_shape[-1])
     if not avoids(gen, "matmul", name=a, text=expr):
-        gen.bind(expr, from_matmul=True)
+        gen.bind(expr, zero_sign_by_kernel=True)
 
 
 def view(gen) -> None:
@@ -164,7 +164,7 @@ def inplace(gen) -> None:
     if gen.emit(text, (a,), keep_error=0.1):
         if not text.startswith(f"{a}["):  # (a write into a[i] goes through a new view of a's base: a is stale)
             gen.vars[a].history_version = gen.tensor(a)._version
-        gen.vars[a].from_matmul |= gen.from_matmul(text)
+        gen.vars[a].zero_sign_by_kernel |= gen.zero_sign_by_kernel(text)
 
 
 def inplace_leaf(gen) -> None:
@@ -205,7 +205,8 @@ def no_grad(gen) -> None:
     if roll < 0.4:
         name, expr = gen.fresh(), _fill(gen, gen.choice(UNARY), a)
         if not avoids(gen, "pointwise", name=a, text=expr) and gen.emit(f"with M.no_grad(): {name} = {expr}", (name,)):
-            gen.vars[name] = Var(name, history_version=gen.tensor(name)._version, from_matmul=gen.from_matmul(expr))
+            gen.vars[name] = Var(name, history_version=gen.tensor(name)._version,
+                                 zero_sign_by_kernel=gen.zero_sign_by_kernel(expr))
     elif roll < 0.7:
         gen.bind(f"{a}.detach()")
     else:
