@@ -100,6 +100,11 @@ def cat(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated [autograd_lab] cat "
+                               "joins along an existing dim: give it a dim first (t.unsqueeze(0), or t[None]), or "
+                               "use stack")
     # As PyTorch: 1-d empty tensors are skipped (the legacy "empty" tensor); they still take part in the
     # dtype and the graph, and get an empty gradient
     skipped = [t.shape == (0,) for t in tensors]

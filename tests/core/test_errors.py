@@ -514,3 +514,13 @@ def test_diagonal_across_one_dim_twice_matches_torch(dim1, dim2):
     _same_error(lambda: torch.ones(2, 3).diagonal(offset=1, dim1=dim1, dim2=dim2),
                 lambda: al.ones(2, 3).diagonal(offset=1, dim1=dim1, dim2=dim2),
                 f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+
+
+@pytest.mark.parametrize("first", [(0,), (3,), (3, 0)], ids=str)
+def test_cat_of_a_zero_dimensional_tensor_matches_torch(first):
+    """PyTorch refuses a 0-dim tensor in cat before it compares dims (ours raised IndexError beside an empty tensor,
+    found by the differential fuzzer)."""
+    torch = pytest.importorskip("torch")
+    _same_error(lambda: torch.cat([torch.ones(first), torch.tensor(1.0)]),
+                lambda: al.cat([al.ones(first), al.tensor(1.0)]),
+                "zero-dimensional tensor (at position 1) cannot be concatenated")
