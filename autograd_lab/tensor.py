@@ -338,9 +338,9 @@ class Tensor:
         """Keep ``.grad`` for this non-leaf tensor after backward (no-op for leaves)."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        grad_fn = self.grad_fn  # (a view whose base was modified in place: its rebuilt history)
-        if grad_fn is None or self._retains_grad:
-            return
+        if self._grad_fn is None or self._retains_grad:  # a leaf as PyTorch reads it here, without rebuilding a view's
+            return  # history: a view that has none yet (its base came to require grad after an in-place change) too
+        grad_fn = self.grad_fn  # (a view whose base was modified in place since: its rebuilt history)
         self_ref = weakref.ref(self)  # the node must not keep the tensor alive (no cycle)
 
         def retain_grad_hook(grad):

@@ -1,8 +1,8 @@
 """Engine edge cases, each run in both libraries and compared with PyTorch: which hooks run for
 ``backward(inputs=)`` on a non-leaf, hooks that see ``None`` for outputs that got no gradient, what a second
 backward without ``retain_graph`` refuses (exactly where PyTorch frees a saved value), ``.detach_()`` of a saved
-tensor, a ``GradientEdge`` output without its gradient, a leaf changed after the graph recorded it, and pickling
-and copying tensors."""
+tensor, a ``GradientEdge`` output without its gradient, a leaf changed after the graph recorded it, retain_grad on a
+view given its history late, and pickling and copying tensors."""
 
 import copy
 import pickle
@@ -245,6 +245,29 @@ def test_a_leaf_changed_after_the_graph_recorded_it_matches_torch(change):
     assert our_grad is None and their_grad is None
     if change != "stops requiring grad":
         assert theirs == "RuntimeError: leaf variable has been moved into the graph interior"
+
+
+def _retain_on_a_view_given_history_late(m, look_first: bool):
+    x = m.tensor([-2.0, 0.5, -2.5], dtype=m.float64)
+    view = x.movedim(0, -1)
+    x.exp_()
+    x.requires_grad_()  # (the view gets its history, AsStridedBackward0, when it is first asked for it)
+    if look_first:
+        view.grad_fn  # noqa: B018
+    view.retain_grad()
+    retains = view.retains_grad
+    (view * 2).sum().backward()
+    return retains, None if view.grad is None else view.grad.tolist(), x.grad.tolist()
+
+
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+@pytest.mark.parametrize("look_first", [False, True])
+def test_retain_grad_on_a_view_whose_history_is_not_rebuilt_yet_matches_torch(look_first):
+    """PyTorch's retain_grad reads the view's grad_fn without rebuilding it: a view that has none yet is taken for a
+    leaf and nothing is retained, unless something asked for its grad_fn first (fuzzer seed 9026791)."""
+    ours, theirs = (_retain_on_a_view_given_history_late(m, look_first) for m in LIBS)
+    assert ours == theirs
+    assert theirs[0] == look_first
 
 
 # -- pickle and copy --------------------------------------------------------------------------------------
