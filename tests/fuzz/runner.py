@@ -15,6 +15,7 @@ before it fails: if PyTorch differs from itself at the same line once the progra
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import types
@@ -177,12 +178,16 @@ def _final_state(space: dict, library) -> dict:
 
 
 def nudged(library, factor: float) -> types.ModuleType:
-    """``library`` whose ``tensor()`` scales the floats it makes by ``factor`` (a rounding-sized change)."""
+    """``library`` whose ``tensor()`` scales the floats it makes by a rounding-sized factor: ``factor`` and ``factor``
+    squared, in turn (one factor for all would leave every quotient of two tensors as it was: ``x // y`` at an
+    integer, where one ulp of a sum decides, would go unnoticed)."""
+    made_count = itertools.count()
+
     def tensor(data, *args, requires_grad: bool = False, **kwargs):
         made = library.tensor(data, *args, **kwargs)
         if made.is_floating_point():
             with library.no_grad():
-                made = made * factor
+                made = made * factor ** (1 + next(made_count) % 2)
         return made.requires_grad_() if requires_grad else made
     module = types.ModuleType(f"nudged_{library.__name__}")
     module.__getattr__ = lambda name: getattr(library, name)
