@@ -231,6 +231,26 @@ def test_cat_and_stack_of_transposed_tensors_are_contiguous_as_in_torch(join):
     assert results[0] == results[1]
 
 
+@pytest.mark.parametrize("op", [lambda m, x: x.masked_fill(x > 2, 0.0),
+                                lambda m, x: x.masked_fill(x > 2, m.tensor(0.5, dtype=m.float64)),
+                                lambda m, x: x.softmax(0), lambda m, x: x.log_softmax(1)],
+                         ids=["masked_fill", "masked_fill_tensor", "softmax", "log_softmax"])
+def test_ops_whose_torch_kernel_makes_a_contiguous_result_do_so_here(op):
+    """masked_fill clones its input contiguous and softmax runs on a contiguous copy in PyTorch: a view of the result
+    (flatten) then shares its memory, and an in-place change through it reaches the result (the fuzzer found ours
+    following the transposed input's layout, where flatten copied: seed 10016722)."""
+    results = []
+    for m in (al, torch):
+        x = m.arange(6.0, dtype=m.float64).reshape(2, 3).t()
+        out = op(m, x)
+        flat = out.flatten()
+        flat.mul_(2.0)
+        results.append((out.is_contiguous(), flat._base is out, np.array(out.tolist())))
+    (*ours, values), (*theirs, their_values) = results
+    assert ours == theirs
+    np.testing.assert_allclose(values, their_values, rtol=1e-15)
+
+
 @pytest.mark.parametrize("left,right", [((3,), (2, 3, 2)), ((2, 3), (2, 3, 2)), ((1, 3), (2, 3, 3))], ids=str)
 @pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True)], ids=str)
 def test_matmul_folds_a_batch_when_torch_does(left, right, grads):
