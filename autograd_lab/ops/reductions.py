@@ -36,7 +36,8 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
         raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     dims = tuple(sorted(_wrap_dim(operator.index(d), ndim, op) for d in dim))
     if len(set(dims)) != len(dims):
-        raise RuntimeError(f"{op}: dim {list(dim)} appears multiple times in the list of dims")
+        twice = next(d for d in dims if dims.count(d) > 1)
+        raise RuntimeError(f"{op}: dim {twice} appears multiple times in the list of dims")
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
 
 
