@@ -95,13 +95,13 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002 - PyTorch's name
     """The distinct values of ``input`` (flattened), sorted (``sorted=False`` sorts them too: PyTorch leaves the
     order unspecified then); with ``return_inverse`` the index of each element's value among them (the input's
-    shape), with ``return_counts`` how many times each occurs."""
+    shape), with ``return_counts`` how many times each occurs. Each NaN is a value of its own, as in PyTorch."""
     if dim is not None:
         raise NotImplementedError("unique(dim=...) is not supported [autograd_lab] only the distinct values of the "
                                   "flattened input: unique(input)")
     data = input._data
     xp = backend.namespace_of(data)
-    values, inverse, counts = xp.unique(data.reshape(-1), return_inverse=True, return_counts=True)
+    values, inverse, counts = xp.unique(data.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
     out = (Tensor._make(values),)
     if return_inverse:
         out += (Tensor._make(inverse.reshape(data.shape).astype(xp.int64)),)
