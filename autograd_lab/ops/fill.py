@@ -117,7 +117,7 @@ class MaskedFillBackward0(Op):
     tensor_params = ("mask",)  # saved version-checked, as PyTorch does
 
     def forward(xp, self, *, mask, value):
-        return xp.ascontiguousarray(xp.where(mask, xp.asarray(value).astype(self.dtype), self))  # (contiguous, as PyTorch's)
+        return xp.asarray(xp.where(mask, xp.asarray(value).astype(self.dtype), self), order="C")  # (contiguous, as PyTorch's)
 
     def d_self(grad, mask):
         return formulas.where(mask, 0.0, grad)
@@ -131,7 +131,7 @@ class MaskedFillBackward1(Op):
     tensor_params = ("mask",)
 
     def forward(xp, self, value, *, mask):
-        return xp.ascontiguousarray(xp.where(mask, value.reshape(()).astype(self.dtype), self))  # (as above)
+        return xp.asarray(xp.where(mask, value.reshape(()).astype(self.dtype), self), order="C")  # (as above)
 
     def d_self(grad, mask):
         return formulas.where(mask, 0.0, grad)

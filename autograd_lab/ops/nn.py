@@ -31,7 +31,7 @@ class SoftmaxBackward0(Op):
     def forward(xp, self, *, dim):
         if self.size == 0:
             return self.copy()  # (an empty input has no maximum to shift by, and nothing to normalize)
-        self = xp.ascontiguousarray(self)  # (as PyTorch's kernel, which makes the result contiguous too)
+        self = xp.asarray(self, order="C")  # (as PyTorch's kernel, which makes the result contiguous too)
         shifted = xp.exp(self - xp.max(self, axis=dim, keepdims=True))
         return shifted / shifted.sum(axis=dim, keepdims=True)
 
@@ -48,7 +48,7 @@ class LogSoftmaxBackward0(Op):
     def forward(xp, self, *, dim):
         if self.size == 0:
             return self.copy()
-        self = xp.ascontiguousarray(self)  # (as in softmax)
+        self = xp.asarray(self, order="C")  # (as in softmax)
         shifted = self - self.max(axis=dim, keepdims=True)
         return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 

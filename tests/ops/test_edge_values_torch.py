@@ -251,6 +251,13 @@ def test_ops_whose_torch_kernel_makes_a_contiguous_result_do_so_here(op):
     np.testing.assert_allclose(values, their_values, rtol=1e-15)
 
 
+
+def test_those_ops_keep_a_0_dim_input_0_dim():
+    for m in (al, torch):
+        x = m.tensor(1.0, dtype=m.float64)
+        assert x.masked_fill(m.tensor(True), 0.5).shape == () and x.softmax(0).shape == ()
+        assert x.clone().masked_fill_(m.tensor(True), 0.5).tolist() == 0.5
+
 @pytest.mark.parametrize("left,right", [((3,), (2, 3, 2)), ((2, 3), (2, 3, 2)), ((1, 3), (2, 3, 3))], ids=str)
 @pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True)], ids=str)
 def test_matmul_folds_a_batch_when_torch_does(left, right, grads):
