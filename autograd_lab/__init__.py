@@ -122,6 +122,7 @@ from .ops.pointwise import (
     trunc,
     where,
 )
+from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .ops.reductions import (
     all,
     amax,
