@@ -157,6 +157,7 @@ from .ops.shape import (
     unflatten,
     unsqueeze,
 )
+from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
 from .tensor import Size, Tensor
 

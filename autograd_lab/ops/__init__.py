@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     scatter_gather,
     shape,
     split,
+    triangles,
     variance,
 )
 from ._args import checked
