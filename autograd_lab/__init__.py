@@ -123,6 +123,7 @@ from .ops.pointwise import (
     where,
 )
 from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
+from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.reductions import (
     all,
     amax,

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     comparison,
     cumulative,
     fill,
+    index_writes,
     indexing,
     inplace,
     join,
