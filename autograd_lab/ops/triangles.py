@@ -120,7 +120,7 @@ def roll(input, shifts, dims=None):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     dims = tuple(_wrap_dim(d, input.ndim, "roll") for d in dims)
     if input.ndim == 0:
-        return RollBackward0.apply(input, shifts=(), dims=())
+        return RollBackward0.apply(input, shifts=(0,), dims=None)  # (one element: nothing moves)
     return RollBackward0.apply(input, shifts=shifts, dims=dims)
 
 
