@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .. import backend
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
@@ -62,6 +63,8 @@ class CumprodBackward0(Op):
             return grad
         self = formulas.cast_like(self, result)
         before, first_zero = _zeros_of(self, dim)
+        if is_grad_enabled() and not before.all():  # create_graph through zeros: PyTorch's differentiable O(n^2) form
+            return _cumprod_backward_differentiable(grad, self, dim)
         safe = formulas.where(before, self, 1.0)
         past_the_zero = formulas.where(first_zero, 1.0, self)  # the product of the others, for the first zero
         others = formulas.call(CumprodBackward0, past_the_zero, dim=dim, dtype=None)
@@ -77,6 +80,19 @@ class CumprodBackward0(Op):
         others = formulas.call(CumprodBackward0, formulas.where(first_zero, 1.0, self), dim=dim, dtype=None)
         at_zero = formulas.sum(formulas.where(first_zero, tangent, 0.0), dim, keepdim=True)
         return formulas.where(before, result * scaled, others * at_zero)
+
+
+def _cumprod_backward_differentiable(grad, self, dim: int):
+    """``sum(grad[k] * prod(self[j] for j <= k, j != i) for k >= i)`` for each ``i`` along ``dim``, one cumulative
+    product per ``i``: exact at zeros and differentiable again (the masks of the fast form are constants)."""
+    values = formulas.array_of(self)
+    xp = backend.namespace_of(values)
+    positions = xp.arange(values.shape[dim]).reshape((-1,) + (1,) * (values.ndim - dim - 1))
+    parts = []
+    for i in range(values.shape[dim]):
+        others = formulas.call(CumprodBackward0, formulas.where(positions == i, 1.0, self), dim=dim, dtype=None)
+        parts.append(formulas.sum(formulas.where(positions >= i, grad * others, 0.0), dim, keepdim=True))
+    return formulas.cat(parts, dim)
 
 
 def _zeros_of(self, dim: int):
@@ -142,7 +158,7 @@ def _signed_log_scan(weights, inside, outside, dim: int, reverse: bool):
     parts = []
     for positive in (weights > 0, weights < 0):
         size = formulas.where(positive, formulas.abs(weights), 1.0)  # (1 where unused: log stays finite)
-        logs = formulas.where(positive, formulas.log(size), float("-inf")) + inside
+        logs = formulas.where(positive, formulas.log(size) + inside, float("-inf"))  # (masked last: no NaN leaks)
         if reverse:
             logs = formulas.flip(logs, (dim,))
         scanned = formulas.call(LogcumsumexpBackward0, logs, dim=dim)
