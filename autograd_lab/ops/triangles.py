@@ -118,9 +118,10 @@ def roll(input, shifts, dims=None):
     dims = _ints(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    dims = tuple(_wrap_dim(d, input.ndim, "roll") for d in dims)
     if input.ndim == 0:
-        return RollBackward0.apply(input, shifts=(0,), dims=None)  # (one element: nothing moves)
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions [autograd_lab] roll a 0-dim "
+                         "tensor without dims (it has one element: nothing moves)")
+    dims = tuple(_wrap_dim(d, input.ndim, "roll") for d in dims)
     return RollBackward0.apply(input, shifts=shifts, dims=dims)
 
 

@@ -263,7 +263,7 @@ CASES.update({  # scans, shifts and indexing
     "CummaxBackward0": (UNARY, "any", [lambda a: a.cummax(-1).values]),
     "CumminBackward0": (UNARY, "any", [lambda a: a.cummin(0).values]),
     "LogcumsumexpBackward0": (UNARY, "any", [lambda a: a.logcumsumexp(-1), lambda a: (a * 30).logcumsumexp(0)]),
-    "RollBackward0": (UNARY, "any", [lambda a: a.roll(1), lambda a: a.roll(-2, -1)]),
+    "RollBackward0": (SHAPED, "any", [lambda a: a.roll(1), lambda a: a.roll(-2, -1)]),
     "Rot90Backward0": (MATRIX, "any", [lambda a, w: a.rot90(), lambda a, w: a.rot90(-1, (1, 0))]),
     "TrilBackward0": (MATRIX, "any", [lambda a, w: a.tril(), lambda a, w: a.tril(-1)]),
     "TriuBackward0": (MATRIX, "any", [lambda a, w: a.triu(1)]),
