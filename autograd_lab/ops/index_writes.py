@@ -293,7 +293,7 @@ def index_fill(input, dim, index, value):
     return IndexFillBackward0.apply(input, dim=d, index=index, value=number)
 
 
-@checked(kinds={"dim": "int", "alpha": "number"})
+@checked(kinds={"dim": "int", "source": "Tensor", "alpha": "number"})
 def index_add(input, dim, index, source, *, alpha=1):
     """``input`` with ``alpha * source`` added to the slices at ``index`` along ``dim`` (repeats accumulate)."""
     d = _wrap_dim(dim, input.ndim, "index_add")
@@ -302,7 +302,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     return IndexAddBackward0.apply(input, source, dim=d, index=index, alpha=alpha)
 
 
-@checked(kinds={"dim": "int"})
+@checked(kinds={"dim": "int", "source": "Tensor"})
 def index_copy(input, dim, index, source):
     """``input`` with the slices at ``index`` along ``dim`` replaced by the slices of ``source``, in order."""
     d = _wrap_dim(dim, input.ndim, "index_copy")
@@ -311,7 +311,7 @@ def index_copy(input, dim, index, source):
     return IndexCopyBackward0.apply(input, source, dim=d, index=index)
 
 
-@checked
+@checked(kinds={"source": "Tensor"})
 def masked_scatter(input, mask, source):
     """``input`` with the values of ``source``, in order, written where ``mask`` (broadcast) is True."""
     if not isinstance(mask, Tensor) or mask.dtype is not backend.bool_:
