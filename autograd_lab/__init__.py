@@ -89,7 +89,9 @@ from .ops.comparison import (
     lt,
     ne,
 )
+from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .ops.einsum import einsum
+from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
@@ -122,8 +124,6 @@ from .ops.pointwise import (
     trunc,
     where,
 )
-from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
-from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.reductions import (
     all,
     amax,

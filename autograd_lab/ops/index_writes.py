@@ -243,7 +243,7 @@ def _vector_index(op: str, input: Tensor, dim: int, index, *, wraps: bool = Fals
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if index.dtype is not backend.int64:
         if op == "index_fill_":
-            raise IndexError(f"index_fill_(): Expected dtype int64 for index. [autograd_lab] pass index.long()")
+            raise IndexError("index_fill_(): Expected dtype int64 for index. [autograd_lab] pass index.long()")
         raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {_dtype_name(index)} "
                            "[autograd_lab] pass index.long()")
     if index.ndim > 1:

@@ -19,8 +19,8 @@ def same_as_torch(torch, fn, *values, rtol=1e-10):
         seed = np.random.default_rng(0).standard_normal(tuple(out.shape))
         out.backward(m.tensor(seed, dtype=out.dtype))
         grads = [None if x.grad is None else np.asarray(x.grad.tolist()) for x in leaves]
-        results.append((out.grad_fn and out.grad_fn.name(), tuple(out.shape), str(out.dtype).split(".")[-1], np.asarray(out.tolist()),
-                        grads, out))
+        node = out.grad_fn and out.grad_fn.name()
+        results.append((node, tuple(out.shape), str(out.dtype).split(".")[-1], np.asarray(out.tolist()), grads, out))
     ours, theirs = results
     assert ours[:3] == theirs[:3]
     np.testing.assert_allclose(ours[3], theirs[3], rtol=rtol, atol=rtol, equal_nan=True)
