@@ -18,6 +18,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
 from ._op import LINEAR, Op
+from .reductions import _ValueSelecting, select_values
 
 CummaxValuesIndices = namedtuple("cummax", ["values", "indices"])
 CumminValuesIndices = namedtuple("cummin", ["values", "indices"])
@@ -104,31 +105,12 @@ def _zeros_of(self, dim: int):
     return zeros_so_far == 0, (zeros_so_far == 1) & (values == 0)
 
 
-class _CumulativeSelecting(Op):
-    """cummax/cummin: out[k] = self[indices[k]] along ``dim``; each gradient goes to the element selected"""
-    saves = ("dim", "indices", "self_sym_sizes")
-    tensor_params = ("indices",)  # saved version-checked (they are the op's second output in PyTorch)
-
-    def forward(xp, self, *, dim, indices):
-        if self.ndim == 0:
-            return self.copy()
-        return xp.take_along_axis(self, indices, axis=dim)
-
-    def d_self(grad, dim, indices, self_sym_sizes):
-        from .scatter_gather import ScatterAddBackward0
-        if not self_sym_sizes:
-            return grad
-        zeros = formulas.zeros(self_sym_sizes, grad)
-        return formulas.call(ScatterAddBackward0, zeros, grad, dim=dim, index=indices)
-
-    jvp = LINEAR  # the tangents at the same indices
+class CummaxBackward0(_ValueSelecting):
+    """cummax(dim): the largest element so far along ``dim``, and where it is (``max(dim)``'s op, indices shaped like
+    the input: each gradient goes to the element selected)"""
 
 
-class CummaxBackward0(_CumulativeSelecting):
-    """cummax(dim): the largest element so far along ``dim``, and where it is"""
-
-
-class CumminBackward0(_CumulativeSelecting):
+class CumminBackward0(_ValueSelecting):
     """cummin(dim): the smallest element so far along ``dim``, and where it is"""
 
 
@@ -192,19 +174,15 @@ def cumprod(input, dim, *, dtype=None):
 
 def _cumulative_extreme(input, dim, name, op, result_type, keep):
     d = _wrap_dim(dim, input.ndim, name)
-    data = input._data
+    data = input._data if input.ndim else input._data.reshape(1)
     xp = backend.namespace_of(data)
-    if data.ndim == 0:
-        indices = xp.zeros((), dtype=xp.int64)
-    else:
-        values = keep.accumulate(data, axis=d)
-        chosen = data == values
-        if data.dtype.kind == "f":  # a NaN is taken, and each later NaN, as in PyTorch
-            chosen |= xp.isnan(data)
-        steps = xp.arange(data.shape[d]).reshape((-1,) + (1,) * (data.ndim - d - 1))
-        indices = xp.maximum.accumulate(xp.where(chosen, steps, 0), axis=d).astype(xp.int64, copy=False)
-    index = Tensor._make(indices)
-    return result_type(op.apply(input, dim=d, indices=index), Tensor._make(indices, version_counter=index._vc))
+    values = keep.accumulate(data, axis=d)
+    chosen = data == values
+    if data.dtype.kind == "f":  # a NaN is taken, and each later NaN, as in PyTorch
+        chosen |= xp.isnan(data)
+    steps = xp.arange(data.shape[d]).reshape((-1,) + (1,) * (data.ndim - d - 1))
+    indices = xp.maximum.accumulate(xp.where(chosen, steps, 0), axis=d).astype(xp.int64, copy=False)
+    return select_values(op, input, d, indices, True, result_type)
 
 
 @checked
