@@ -235,6 +235,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _bind() -> None:
+    from .inplace import _method
+    Tensor.cumsum_, Tensor.cumprod_ = _method("cumsum_", cumsum), _method("cumprod_", cumprod)
     for name, fn in dict(cumsum=cumsum, cumprod=cumprod, cummax=cummax, cummin=cummin, logcumsumexp=logcumsumexp,
                          diff=diff).items():
         setattr(Tensor, name, fn)

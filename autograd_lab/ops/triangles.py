@@ -176,7 +176,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 @checked(kinds={"repeats": "Tensor|Number", "dim": "int?"})
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Each element (each slice along ``dim``) repeated ``repeats`` times in a row; ``repeats`` is an int, or a
-    tensor with a count per slice. ``repeat_interleave(counts)`` alone gives ``0, 1, ...`` each repeated its count."""
+    tensor with a count per slice. ``repeat_interleave(counts)`` alone gives ``0, 1, ...`` each repeated its count.
+    ``output_size``, where given, must be the length of the result along ``dim`` (PyTorch reads it to skip a sync)."""
     from .scatter_gather import index_select
     if repeats is None:
         return Tensor._make(_repeated_positions(input._data, "repeat_interleave"))
@@ -194,9 +195,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         elif counts.size != size:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{counts.size} and input.size({d}) = {size}")
-        return index_select(input, d, Tensor._make(_repeated_positions(counts, "repeat_interleave")))
+        positions = _repeated_positions(counts, "repeat_interleave")
+        if output_size is not None and output_size != positions.size:
+            raise RuntimeError(f"allocated size does not match required size [autograd_lab] output_size is "
+                               f"{output_size}, the repeats add up to {positions.size}")
+        return index_select(input, d, Tensor._make(positions))
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
+    if output_size is not None and output_size != size * repeats:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {size * repeats} but got {output_size}")
     shape = tuple(input.shape)
     wide = input.unsqueeze(d + 1).expand(*shape[:d + 1], int(repeats), *shape[d + 1:])
     return wide.clone().flatten(d, d + 1)

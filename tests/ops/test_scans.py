@@ -68,6 +68,15 @@ def test_cummax_and_cummin_pick_the_last_tie_and_keep_nans_as_torch(name, values
     assert str(ours.values.dtype).split(".")[-1] == str(theirs.values.dtype).split(".")[-1]
 
 
+@pytest.mark.parametrize("name", ["cumsum_", "cumprod_"])
+def test_cumsum_and_cumprod_in_place_match_torch(name):
+    def fn(m, x):
+        y = x * 2
+        assert getattr(y, name)(-1) is y
+        return y
+    same_as_torch(torch, fn, np.random.default_rng(10).standard_normal((3, 4)))
+
+
 def test_cummax_indices_are_saved_version_checked():
     x = al.tensor([1.0, 3.0, 2.0], requires_grad=True)
     values, indices = x.cummax(0)

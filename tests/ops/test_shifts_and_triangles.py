@@ -42,6 +42,7 @@ OPS = {
     "repeat_interleave one count": ((3, 2), lambda m, x: x.repeat_interleave(m.tensor([2]), dim=1)),
     "repeat_interleave 0-dim count": ((3,), lambda m, x: x.repeat_interleave(m.tensor(2))),
     "repeat_interleave 0-dim input": ((), lambda m, x: x.repeat_interleave(3)),
+    "repeat_interleave output_size": ((3, 2), lambda m, x: x.repeat_interleave(m.tensor([1, 2, 0]), 0, output_size=3)),
 }
 
 
@@ -98,6 +99,8 @@ ERRORS = [
     (lambda m: m.zeros(3).repeat_interleave(m.tensor([1, -2, 1]), 0), RuntimeError),
     (lambda m: m.zeros(3).repeat_interleave(-1), RuntimeError),
     (lambda m: m.zeros(3).diag_embed(0, 1, 1), RuntimeError),
+    (lambda m: m.zeros(3, 2).repeat_interleave(2, dim=0, output_size=5), RuntimeError),
+    (lambda m: m.zeros(3, 2).repeat_interleave(m.tensor([1, 2, 0]), dim=0, output_size=4), RuntimeError),
 ]
 
 
