@@ -60,7 +60,7 @@ class CumprodBackward0(Op):
         return _along(xp, self, dim, lambda a, axis: xp.cumprod(a, axis=axis, dtype=dtype))
 
     def d_self(grad, dim, result, self):
-        if self.ndim == 0:
+        if self.ndim == 0 or self.shape[dim] == 1:  # each element is its own product (PyTorch's shortcut: exact)
             return grad
         self = formulas.cast_like(self, result)
         before, first_zero = _zeros_of(self, dim)
@@ -73,7 +73,7 @@ class CumprodBackward0(Op):
         return formulas.where(before, _reverse_cumsum(grad * result, dim) / safe, at_zero)
 
     def f_self(tangent, dim, result, self):
-        if self.ndim == 0:
+        if self.ndim == 0 or self.shape[dim] == 1:
             return tangent
         self = formulas.cast_like(self, result)
         before, first_zero = _zeros_of(self, dim)
