@@ -89,7 +89,9 @@ from .ops.comparison import (
     lt,
     ne,
 )
+from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .ops.einsum import einsum
+from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
@@ -158,6 +160,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
+from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
 from .tensor import Size, Tensor
 

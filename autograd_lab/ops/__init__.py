@@ -10,7 +10,9 @@ from ..tensor import Tensor
 from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     arithmetic,
     comparison,
+    cumulative,
     fill,
+    index_writes,
     indexing,
     inplace,
     join,
@@ -23,6 +25,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     shape,
     sorting,
     split,
+    triangles,
     variance,
 )
 from ._args import checked

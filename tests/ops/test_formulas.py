@@ -262,6 +262,37 @@ CASES = {
     "NanmedianBackward1": (SHAPED, "any", [lambda a: a.nanmedian(-1).values]),
     "ModeBackward0": (SHAPED, "any", [lambda a: a.mode(0).values, lambda a: a.round().mode(-1, keepdim=True).values]),
 }
+
+def _rows(a):
+    """An index shaped like ``a`` that sends row i of dim 0 to row n-1-i (a permutation: no repeated writes)."""
+    n = a.shape[0]
+    return al.tensor(np.broadcast_to((n - 1 - np.arange(n)).reshape((-1,) + (1,) * (a.ndim - 1)), a.shape).copy())
+
+
+CASES.update({  # scans, shifts and indexing
+    "CumsumBackward0": (UNARY, "any", [lambda a: a.cumsum(-1), lambda a: a.cumsum(0, dtype=al.float64)]),
+    "CumprodBackward0": (UNARY, "any", [lambda a: a.cumprod(-1), lambda a: (a * (a > 0)).cumprod(0)]),
+    "CummaxBackward0": (UNARY, "any", [lambda a: a.cummax(-1).values]),
+    "CumminBackward0": (UNARY, "any", [lambda a: a.cummin(0).values]),
+    "LogcumsumexpBackward0": (UNARY, "any", [lambda a: a.logcumsumexp(-1), lambda a: (a * 30).logcumsumexp(0)]),
+    "RollBackward0": (SHAPED, "any", [lambda a: a.roll(1), lambda a: a.roll(-2, -1)]),
+    "Rot90Backward0": (MATRIX, "any", [lambda a, w: a.rot90(), lambda a, w: a.rot90(-1, (1, 0))]),
+    "TrilBackward0": (MATRIX, "any", [lambda a, w: a.tril(), lambda a, w: a.tril(-1)]),
+    "TriuBackward0": (MATRIX, "any", [lambda a, w: a.triu(1)]),
+    "TraceBackward0": (MATRIX, "any", [lambda a, w: a.trace()]),
+    "DiagEmbedBackward0": (SHAPED, "any", [lambda a: a.diag_embed(), lambda a: a.diag_embed(-1, 0, -1)]),
+    "ScatterBackward0": (SHAPED, "any", [lambda a: a.scatter(0, _rows(a), a * 2),
+                                         lambda a: a.scatter(0, _rows(a)[:1], a[:1] * 3)]),
+    "ScatterBackward1": (SHAPED, "any", [lambda a: a.scatter(0, _rows(a)[:1], 2.0)]),
+    "IndexFillBackward0": (SHAPED, "any", [lambda a: a.index_fill(0, al.tensor([0]), 1.5),
+                                           lambda a: a.index_fill(-1, al.tensor([1, 1]), 0.0)]),
+    "IndexFillBackward1": (SHAPED, "any", [lambda a: a.index_fill(0, al.tensor([0, 0]), a.sum())]),
+    "IndexAddBackward0": (SHAPED, "any", [lambda a: a.index_add(0, al.tensor([0, 0]), a[:2] * 2),
+                                          lambda a: a.index_add(0, al.tensor([1, 0]), a[:2], alpha=0.5)]),
+    "IndexCopyBackward0": (SHAPED, "any", [lambda a: a.index_copy(0, al.tensor([1, 0]), a[:2].flip(0) * 2)]),
+    "MaskedScatterBackward0": (UNARY, "any", [lambda a: a.masked_scatter(a > 0, a * 2)]),
+    "TakeBackward0": (UNARY, "any", [lambda a: a.take(al.tensor([0, -1, 0]))]),
+})
 for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
                             ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
                             ("nearest-exact", 3, "NearestExact3D"), ("linear", 1, "Linear1D"),
