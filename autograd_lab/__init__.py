@@ -122,6 +122,15 @@ from .ops.pointwise import (
     trunc,
     where,
 )
+from .ops.pointwise_binary import (  # noqa: F401
+    addcdiv, addcmul, arctan2, atan2, copysign, float_power, heaviside, hypot, lerp, logaddexp, logaddexp2, nanmean,
+    nansum, xlogy,
+)
+from .ops.pointwise_math import (  # noqa: F401
+    acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctanh, asin, asinh, atan, atanh, cosh, deg2rad, digamma,
+    erf, erfc, erfinv, exp2, expm1, frac, lgamma, log2, log10, logit, nan_to_num, polygamma, rad2deg, sgn, signbit,
+    sinc, sinh,
+)
 from .ops.reductions import (
     all,
     amax,

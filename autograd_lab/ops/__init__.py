@@ -17,6 +17,8 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     linalg,
     norm,
     pointwise,
+    pointwise_binary,
+    pointwise_math,
     reductions,
     scatter_gather,
     shape,
