@@ -276,14 +276,12 @@ class FracBackward0(Op):
 
 class SgnBackward0(Op):
     """out = x / |x| (0 at 0): for real tensors, sign"""
-    saves = ("result", "self")
 
     def forward(xp, self):
         return F.sign(self)
 
-    def d_self(grad, result, self):  # PyTorch's sgn_backward: 0 for real x, except NaN where x is
-        size = F.abs(self)
-        return F.where(size == 0, 0.0, (grad - result * result * grad) / size)
+    def d_self(grad):  # for real tensors PyTorch's gradient is zeros (even at NaN), as sign's is
+        return F.zeros_like(grad)
 
     f_self = d_self  # element-wise: the forward derivative is the backward one
 
