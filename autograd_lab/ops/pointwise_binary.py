@@ -7,6 +7,8 @@ They broadcast and promote as the arithmetic ops do (:mod:`.arithmetic`); one-te
 
 from __future__ import annotations
 
+import math
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas as F
@@ -21,11 +23,20 @@ from .reductions import sum as _sum
 
 
 def _no_integers(cls_name: str, kernel: str, *inputs) -> None:
-    """PyTorch's error for an op with floating-point kernels only (NumPy would compute one)."""
+    """PyTorch's error for an op with floating-point kernels only, where the inputs promote to an integer dtype (NumPy
+    would compute one)."""
+    if backend.result_type(*inputs).is_floating_point:
+        return
     for x in inputs:
-        if isinstance(x, Tensor) and x._data.dtype.kind in "biu":
+        if isinstance(x, Tensor):
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{x.dtype._legacy_name[:-6]}' [autograd_lab] "
                                       f"{cls_name} is for floating-point tensors: convert first, e.g. x.double()")
+
+
+def _reciprocal_norm(self, other):
+    """1 / (self^2 + other^2), 0 where that is infinite (PyTorch's atan2 gradient is 0 at the origin)."""
+    recip = 1 / (self * self + other * other)
+    return F.where(recip == float("inf"), 0.0, recip)
 
 
 class Atan2Backward0(Op):
@@ -36,10 +47,10 @@ class Atan2Backward0(Op):
         return xp.arctan2(self, other)
 
     def d_self(grad, other, self):
-        return grad * other * (1 / (self * self + other * other))
+        return grad * other * _reciprocal_norm(self, other)
 
     def d_other(grad, other, self):
-        return grad * -self * (1 / (self * self + other * other))
+        return grad * -self * _reciprocal_norm(self, other)
 
     f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
@@ -65,8 +76,10 @@ class LogaddexpBackward0(Op):
     saves = ("other", "self")
     promotes = True
 
-    def forward(xp, self, other):
-        return xp.logaddexp(self, other)
+    def forward(xp, self, other):  # (PyTorch's kernel, to the last bit more often than NumPy's logaddexp)
+        same_infinity = xp.isinf(self) & (self == other)
+        out = xp.maximum(self, other) + xp.log1p(xp.exp(-xp.abs(self - other)))
+        return xp.where(same_infinity, self, out)
 
     def d_self(grad, other, self):
         return grad / (1 + F.exp(other - self))
@@ -83,7 +96,9 @@ class Logaddexp2Backward0(Op):
     promotes = True
 
     def forward(xp, self, other):
-        return xp.logaddexp2(self, other)
+        same_infinity = xp.isinf(self) & (self == other)
+        out = xp.maximum(self, other) + xp.log1p(xp.exp2(-xp.abs(self - other))) * (1 / math.log(2))
+        return xp.where(same_infinity, self, out)
 
     def d_self(grad, other, self):
         return grad / (1 + 2.0 ** (other - self))
@@ -380,8 +395,16 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 _FUNCTIONS = dict(atan2=atan2, arctan2=atan2, hypot=hypot, logaddexp=logaddexp, logaddexp2=logaddexp2, xlogy=xlogy,
                   copysign=copysign, float_power=float_power, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv,
                   heaviside=heaviside)
-_INPLACE = ("atan2", "arctan2", "hypot", "xlogy", "copysign", "float_power", "lerp", "addcmul", "addcdiv", "heaviside")
+_INPLACE = ("atan2", "arctan2", "hypot", "xlogy", "copysign", "lerp", "addcmul", "addcdiv", "heaviside")
 arctan2 = atan2
+
+
+def _float_power_in_place(input, exponent):
+    """float_power's values for ``float_power_``: only a float64 tensor can hold them (PyTorch's check)."""
+    if input.dtype is not backend.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {input.dtype._legacy_name[:-6]} but the "
+                           "operation's result requires dtype Double [autograd_lab] convert it first: x = x.double()")
+    return float_power(input, exponent)
 
 
 def _bind() -> None:
@@ -390,6 +413,7 @@ def _bind() -> None:
         setattr(Tensor, name, fn)
     for name in _INPLACE:
         setattr(Tensor, name + "_", _method(name + "_", _FUNCTIONS[name]))
+    Tensor.float_power_ = _method("float_power_", _float_power_in_place)
     Tensor.nansum, Tensor.nanmean = nansum, nanmean
 
 
