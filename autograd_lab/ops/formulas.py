@@ -263,6 +263,16 @@ def _count(shape: tuple, dims) -> int:
     return n
 
 
+def amin(x, dims):
+    """The smallest values over ``dims`` (a tuple), kept as dims of size 1."""
+    return x.amin(dims, keepdim=True) if isinstance(x, Tensor) else x.min(axis=dims, keepdims=True)
+
+
+def amax(x, dims):
+    """The largest values over ``dims`` (a tuple), kept as dims of size 1."""
+    return x.amax(dims, keepdim=True) if isinstance(x, Tensor) else x.max(axis=dims, keepdims=True)
+
+
 def prod(x, dim: int):
     return x.prod(dim) if isinstance(x, Tensor) else _xp(x).prod(x, axis=dim)
 

@@ -1,5 +1,5 @@
 """Pointwise math of several tensors: atan2, hypot, logaddexp(2), xlogy, copysign, float_power, lerp, addcmul, addcdiv,
-heaviside (no gradient); and the NaN-skipping reductions nansum and nanmean.
+heaviside (no gradient); and the reductions nansum and nanmean (NaNs skipped) and aminmax.
 
 They broadcast and promote as the arithmetic ops do (:mod:`.arithmetic`); one-tensor math is in
 :mod:`.pointwise_math`.
@@ -8,6 +8,7 @@ They broadcast and promote as the arithmetic ops do (:mod:`.arithmetic`); one-te
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 from .. import backend
 from ..tensor import Tensor
@@ -18,7 +19,7 @@ from ._op import Op
 from .arithmetic import _operand
 from .arithmetic import pow as _pow
 from .inplace import _method
-from .reductions import _dims, _restore
+from .reductions import _amax_dims, _dims, _restore
 from .reductions import sum as _sum
 
 
@@ -273,6 +274,32 @@ class NansumBackward0(Op):
         return F.sum(F.where(self == self, tangent, 0.0), dim, keepdim)
 
 
+def _shared(grad, self, extreme, dim, keepdim):
+    """A gradient of min or max over ``dim`` shared evenly by the elements equal to it (PyTorch's amin/amax rule)."""
+    mask = self == extreme
+    share = F.cast_like(F.sum(mask, dim, keepdim=True), grad)
+    return _restore(grad, self.shape, dim, keepdim) / share * mask
+
+
+class AminmaxBackward0(Op):
+    """(min, max) over a dim or all: each output's gradient shared evenly by the elements tied at it"""
+    saves = ("dim", "keepdim", "self")
+
+    def forward(xp, self, *, dim, keepdim):
+        return (xp.asarray(xp.min(self, axis=dim, keepdims=keepdim)),
+                xp.asarray(xp.max(self, axis=dim, keepdims=keepdim)))
+
+    def d_self(grad, dim, keepdim, self):
+        low, high = grad
+        parts = [_shared(g, self, extreme(self, dim), dim, keepdim)
+                 for g, extreme in ((low, F.amin), (high, F.amax)) if g is not None]
+        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+    def f_self(tangent, dim, keepdim, self):  # each output: the mean of its tied elements' tangents
+        return tuple(F.sum(_shared(F.ones_like(extreme(self, dim)), self, extreme(self, dim), dim, True) * tangent,
+                           dim, keepdim) for extreme in (F.amin, F.amax))
+
+
 # -- front-end functions ------------------------------------------------------------------------
 def _binary(cls, name: str, kernel: str | None = None):
     def fn(input, other):
@@ -392,6 +419,19 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(input, dim, keepdim) / count
 
 
+MinMax = namedtuple("aminmax", ["min", "max"])
+
+
+@checked
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` over ``dim`` (all dims by default) in one call; tied elements share each gradient evenly."""
+    if dim is None and input.numel() == 0 or dim is not None and input.ndim and input.shape[dim] == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity. [autograd_lab] aminmax needs at least one element in each slice")
+    dims = _amax_dims(input, () if dim is None else dim, "aminmax")
+    return MinMax(*AminmaxBackward0.apply(input, dim=dims, keepdim=keepdim))
+
+
 _FUNCTIONS = dict(atan2=atan2, arctan2=atan2, hypot=hypot, logaddexp=logaddexp, logaddexp2=logaddexp2, xlogy=xlogy,
                   copysign=copysign, float_power=float_power, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv,
                   heaviside=heaviside)
@@ -414,7 +454,7 @@ def _bind() -> None:
     for name in _INPLACE:
         setattr(Tensor, name + "_", _method(name + "_", _FUNCTIONS[name]))
     Tensor.float_power_ = _method("float_power_", _float_power_in_place)
-    Tensor.nansum, Tensor.nanmean = nansum, nanmean
+    Tensor.nansum, Tensor.nanmean, Tensor.aminmax = nansum, nanmean, aminmax
 
 
 _bind()

@@ -288,6 +288,8 @@ CASES = {
     "AddcmulBackward0": (BINARY, "any", [lambda a, b: al.addcmul(a, a, b, value=0.5)]),
     "AddcdivBackward0": (BINARY, "any", [lambda a, b: al.addcdiv(b, a, b, value=2)]),
     "NansumBackward0": (SHAPED, "any", [lambda a: a.nansum(), lambda a: al.nansum(a.log(), 0, keepdim=True)]),
+    "AminmaxBackward0": (SHAPED, "any", [lambda a: al.aminmax(a), lambda a: a.aminmax(dim=0, keepdim=True),
+                                         lambda a: al.aminmax(a.round(), dim=-1)]),
 }
 for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
                             ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),

@@ -176,3 +176,21 @@ def test_nansum_and_nanmean_match_torch():
     with pytest.raises(RuntimeError, match="nanmean\\(\\): expected input to have floating point or complex dtype but "
                                            "got Long"):
         al.nanmean(al.tensor([1, 2]))
+
+
+def test_aminmax_matches_torch_ties_included():
+    a = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0], [5.0, 5.0, 5.0]])
+    for kw in ({}, {"dim": 0}, {"dim": 1, "keepdim": True}, {"dim": -1}):
+        for use in ("min", "max", "both"):
+            x, xt = al.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+            out, expected = al.aminmax(x, **kw), torch.aminmax(xt, **kw)
+            assert out.min.tolist() == expected.min.tolist() and out.max.tolist() == expected.max.tolist()
+            assert out.max.grad_fn.name() == expected.max.grad_fn.name() == "AminmaxBackward0"
+            pick = {"min": lambda r: r.min.sum(), "max": lambda r: r.max.sum(), "both": lambda r: (r.min * 2 + r.max).sum()}
+            pick[use](out).backward()
+            pick[use](expected).backward()
+            np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-15)
+    assert gradcheck(lambda x: al.aminmax(x, dim=1), (al.tensor([[0.1, 0.7], [0.9, -0.2]], dtype=al.float64,
+                                                                requires_grad=True),))
+    with pytest.raises(RuntimeError, match="aminmax\\(\\): cannot compute aminmax over an empty dimension"):
+        al.aminmax(al.tensor([]))
