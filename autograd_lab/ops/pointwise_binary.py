@@ -154,7 +154,7 @@ class XlogyBackward2(Op):
 
 
 class CopysignBackward0(Op):
-    """out = |self| with the sign of other"""
+    """out = abs(self) with the sign of other"""
     saves = ("result", "self")
     promotes = "float"
 
@@ -171,7 +171,7 @@ class CopysignBackward0(Op):
 
 
 class CopysignBackward1(Op):
-    """out = |self| with the sign of other, a number"""
+    """out = abs(self) with the sign of other, a number"""
     saves = ("result", "self")
 
     def forward(xp, self, *, other):

@@ -275,7 +275,7 @@ class FracBackward0(Op):
 
 
 class SgnBackward0(Op):
-    """out = x / |x| (0 at 0): for real tensors, sign"""
+    """out = x / abs(x) (0 at 0): for real tensors, sign"""
 
     def forward(xp, self):
         return F.sign(self)
@@ -355,7 +355,7 @@ rad2deg = _unary(Rad2DegBackward0, "rad2deg")
 
 @checked
 def sgn(input):
-    """x / |x| elementwise (0 at 0); for real tensors the same values as ``sign``, recorded as ``SgnBackward0``."""
+    """``x / abs(x)`` elementwise (0 at 0); for real tensors the same values as ``sign``, recorded as ``SgnBackward0``."""
     return SgnBackward0.apply(input)
 
 
