@@ -19,7 +19,7 @@ from ._op import Op
 from .arithmetic import _operand
 from .arithmetic import pow as _pow
 from .inplace import _method
-from .reductions import _amax_dims, _dims, _restore
+from .reductions import _dims, _restore
 from .reductions import sum as _sum
 
 
@@ -425,10 +425,14 @@ MinMax = namedtuple("aminmax", ["min", "max"])
 @checked
 def aminmax(input, *, dim=None, keepdim=False):
     """``(min, max)`` over ``dim`` (all dims by default) in one call; tied elements share each gradient evenly."""
-    if dim is None and input.numel() == 0 or dim is not None and input.ndim and input.shape[dim] == 0:
+    if dim is None and input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                           "identity. [autograd_lab] aminmax needs at least one element in each slice")
-    dims = _amax_dims(input, () if dim is None else dim, "aminmax")
+                           "identity. [autograd_lab] aminmax needs at least one element")
+    dims = _dims(dim, input.ndim, "aminmax")
+    for d in dims:
+        if input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size. [autograd_lab] every slice "
+                             "needs at least one element")
     return MinMax(*AminmaxBackward0.apply(input, dim=dims, keepdim=keepdim))
 
 

@@ -247,8 +247,10 @@ class LogitBackward0(_Floating):
     saves = ("eps", "self")
 
     def forward(xp, self, *, eps=None):
-        if eps is not None:
-            self = xp.where(self < eps, eps, xp.where(self > 1 - eps, 1 - eps, self)).astype(self.dtype)
+        if eps is not None:  # (the bounds in the input's dtype, as PyTorch's kernel computes them)
+            low = self.dtype.type(eps)
+            high = 1 - low
+            self = xp.where(self < low, low, xp.where(self > high, high, self))
         return xp.log(self / (1 - self))
 
     def d_self(grad, eps, self):  # outside [0, 1]: NaN; outside [eps, 1 - eps]: 0 (PyTorch's logit_backward)

@@ -194,3 +194,5 @@ def test_aminmax_matches_torch_ties_included():
                                                                 requires_grad=True),))
     with pytest.raises(RuntimeError, match="aminmax\\(\\): cannot compute aminmax over an empty dimension"):
         al.aminmax(al.tensor([]))
+    with pytest.raises(IndexError, match="aminmax: Expected reduction dim 1 to have non-zero size"):
+        al.aminmax(al.zeros(2, 0), dim=1)

@@ -122,9 +122,10 @@ def test_gradients_at_edges_match_torch():
 
 def test_logit_eps_and_nan_to_num_settings():
     v = [0.0, 0.1, 0.5, 1.0, math.nan, 2.0]
-    for eps in (None, 0.0, 0.2):
-        ours, theirs = _both("logit", v, eps=eps)
-        _same_bits(ours, theirs)
+    for eps in (None, 0.0, 0.2, 1e-6):
+        for dtype in ("float64", "float32"):
+            ours, theirs = _both("logit", v, dtype, eps=eps)
+            _same_bits(ours, theirs)
     for kw in ({}, {"nan": 1.5}, {"posinf": 7.0, "neginf": -3.0}):
         for dtype in ("float64", "float32"):
             ours, theirs = _both("nan_to_num", [math.nan, math.inf, -math.inf, 2.0], dtype, **kw)
