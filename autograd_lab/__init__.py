@@ -93,6 +93,7 @@ from .ops.einsum import einsum
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.nan_reductions import aminmax, nanmean, nansum
 from .ops.nn import addmm
 from .ops.norm import norm
 from .ops.pointwise import (
@@ -125,7 +126,6 @@ from .ops.pointwise import (
 from .ops.pointwise_binary import (
     addcdiv,
     addcmul,
-    aminmax,
     arctan2,
     atan2,
     copysign,
@@ -135,8 +135,6 @@ from .ops.pointwise_binary import (
     lerp,
     logaddexp,
     logaddexp2,
-    nanmean,
-    nansum,
     xlogy,
 )
 from .ops.pointwise_math import (

@@ -1,5 +1,5 @@
 """Pointwise math of several tensors: atan2, hypot, logaddexp(2), xlogy, copysign, float_power, lerp, addcmul, addcdiv,
-heaviside (no gradient); and the reductions nansum and nanmean (NaNs skipped) and aminmax.
+heaviside (no gradient).
 
 They broadcast and promote as the arithmetic ops do (:mod:`.arithmetic`); one-tensor math is in
 :mod:`.pointwise_math`.
@@ -8,7 +8,6 @@ They broadcast and promote as the arithmetic ops do (:mod:`.arithmetic`); one-te
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 from .. import backend
 from ..tensor import Tensor
@@ -19,8 +18,6 @@ from ._op import Op
 from .arithmetic import _operand
 from .arithmetic import pow as _pow
 from .inplace import _method
-from .reductions import _dims, _restore
-from .reductions import sum as _sum
 
 
 def _no_integers(cls_name: str, kernel: str, *inputs) -> None:
@@ -260,46 +257,6 @@ class AddcdivBackward0(Op):
     f_self, f_tensor1, f_tensor2 = d_self, d_tensor1, d_tensor2  # element-wise: as the backward ones
 
 
-class NansumBackward0(Op):
-    """out = the sum over dims, NaNs skipped (counted as 0)"""
-    saves = ("dim", "keepdim", "self")
-
-    def forward(xp, self, *, dim, keepdim):
-        return xp.asarray(xp.nansum(self, axis=dim, keepdims=keepdim), dtype=self.dtype)
-
-    def d_self(grad, dim, keepdim, self):  # PyTorch's: the sum's gradient times "not NaN"
-        return F.expand(_restore(grad, self.shape, dim, keepdim), self.shape) * (self == self)
-
-    def f_self(tangent, dim, keepdim, self):  # the tangents of the elements that are not NaN, summed
-        return F.sum(F.where(self == self, tangent, 0.0), dim, keepdim)
-
-
-def _shared(grad, self, extreme, dim, keepdim):
-    """A gradient of min or max over ``dim`` shared evenly by the elements equal to it (PyTorch's amin/amax rule)."""
-    mask = self == extreme
-    share = F.cast_like(F.sum(mask, dim, keepdim=True), grad)
-    return _restore(grad, self.shape, dim, keepdim) / share * mask
-
-
-class AminmaxBackward0(Op):
-    """(min, max) over a dim or all: each output's gradient shared evenly by the elements tied at it"""
-    saves = ("dim", "keepdim", "self")
-
-    def forward(xp, self, *, dim, keepdim):
-        return (xp.asarray(xp.min(self, axis=dim, keepdims=keepdim)),
-                xp.asarray(xp.max(self, axis=dim, keepdims=keepdim)))
-
-    def d_self(grad, dim, keepdim, self):
-        low, high = grad
-        parts = [_shared(g, self, extreme(self, dim), dim, keepdim)
-                 for g, extreme in ((low, F.amin), (high, F.amax)) if g is not None]
-        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
-
-    def f_self(tangent, dim, keepdim, self):  # each output: the mean of its tied elements' tangents
-        return tuple(F.sum(_shared(F.ones_like(extreme(self, dim)), self, extreme(self, dim), dim, True) * tangent,
-                           dim, keepdim) for extreme in (F.amin, F.amax))
-
-
 # -- front-end functions ------------------------------------------------------------------------
 def _binary(cls, name: str, kernel: str | None = None):
     def fn(input, other):
@@ -397,45 +354,6 @@ def heaviside(input, values):
     return Tensor._make(xp.where(a == 0, v, a > 0).astype(a.dtype, copy=False))
 
 
-@checked
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """The sum over ``dim`` (all dims by default), NaNs counted as 0."""
-    if not input.is_floating_point():  # (no NaN to skip: the plain sum, in int64)
-        return _sum(input, dim, keepdim, dtype=dtype)
-    if dtype is not None:
-        input = input.to(dtype)
-    return NansumBackward0.apply(input, dim=_dims(None if dim == () else dim, input.ndim, "nansum"), keepdim=keepdim)
-
-
-@checked
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """The mean over ``dim`` of the elements that are not NaN (recorded as nansum over their count)."""
-    if dtype is not None:
-        input = input.to(dtype)
-    if not input.is_floating_point():
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{input.dtype._legacy_name[:-6]} [autograd_lab] convert first, e.g. x.double()")
-    count = _sum(~input.detach().isnan(), dim, keepdim)
-    return nansum(input, dim, keepdim) / count
-
-
-MinMax = namedtuple("aminmax", ["min", "max"])
-
-
-@checked
-def aminmax(input, *, dim=None, keepdim=False):
-    """``(min, max)`` over ``dim`` (all dims by default) in one call; tied elements share each gradient evenly."""
-    if dim is None and input.numel() == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                           "identity. [autograd_lab] aminmax needs at least one element")
-    dims = _dims(dim, input.ndim, "aminmax")
-    for d in dims:
-        if input.shape[d] == 0:
-            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size. [autograd_lab] every slice "
-                             "needs at least one element")
-    return MinMax(*AminmaxBackward0.apply(input, dim=dims, keepdim=keepdim))
-
-
 _FUNCTIONS = dict(atan2=atan2, arctan2=atan2, hypot=hypot, logaddexp=logaddexp, logaddexp2=logaddexp2, xlogy=xlogy,
                   copysign=copysign, float_power=float_power, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv,
                   heaviside=heaviside)
@@ -458,7 +376,6 @@ def _bind() -> None:
     for name in _INPLACE:
         setattr(Tensor, name + "_", _method(name + "_", _FUNCTIONS[name]))
     Tensor.float_power_ = _method("float_power_", _float_power_in_place)
-    Tensor.nansum, Tensor.nanmean, Tensor.aminmax = nansum, nanmean, aminmax
 
 
 _bind()
