@@ -160,3 +160,20 @@ def test_methods_aliases_and_in_place_versions():
     t = base.clone()
     t.polygamma_(1)
     np.testing.assert_array_equal(t.numpy(), torch.polygamma(1, torch.tensor(base.numpy())).numpy())
+
+
+SECOND_ORDER = {
+    "lgamma": lambda a: a.lgamma(), "digamma": lambda a: a.digamma(), "polygamma": lambda a: a.polygamma(2),
+    "erfinv": lambda a: (a * 0.2).erfinv(), "erfc": lambda a: a.erfc(), "logit": lambda a: (a * 0.2).logit(),
+    "sinc": lambda a: a.sinc(), "acosh": lambda a: (a + 1).acosh(), "atanh": lambda a: (a * 0.2).atanh(),
+    "atan2": lambda a: al.atan2(a, a.flip(0) - 1), "lerp": lambda a: al.lerp(a, a * a, a.flip(0)),
+    "addcdiv": lambda a: al.addcdiv(a, a, a.flip(0), value=2), "xlogy": lambda a: al.xlogy(a - 1, a.flip(0)),
+    "aminmax": lambda a: al.aminmax(a * a.flip(0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_derivatives(name):
+    """The derivatives are differentiable (create_graph runs them on tensors): gradgradcheck in float64."""
+    from autograd_lab.autograd import gradgradcheck
+    assert gradgradcheck(SECOND_ORDER[name], (al.tensor([0.6, 1.7, 3.2], dtype=al.float64, requires_grad=True),))
