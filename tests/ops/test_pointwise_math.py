@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograd_lab as al
-from autograd_lab.autograd import gradcheck
+from autograd_lab.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 
@@ -175,5 +175,4 @@ SECOND_ORDER = {
 @pytest.mark.parametrize("name", sorted(SECOND_ORDER))
 def test_second_derivatives(name):
     """The derivatives are differentiable (create_graph runs them on tensors): gradgradcheck in float64."""
-    from autograd_lab.autograd import gradgradcheck
     assert gradgradcheck(SECOND_ORDER[name], (al.tensor([0.6, 1.7, 3.2], dtype=al.float64, requires_grad=True),))
