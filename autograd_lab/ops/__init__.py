@@ -22,7 +22,9 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     pointwise_math,
     reductions,
     scatter_gather,
+    searching,
     shape,
+    sorting,
     split,
     variance,
 )
