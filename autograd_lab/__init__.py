@@ -95,6 +95,7 @@ from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter,
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.nan_reductions import aminmax, nanmean, nansum
 from .ops.nn import addmm
 from .ops.norm import norm
 from .ops.pointwise import (
@@ -123,6 +124,54 @@ from .ops.pointwise import (
     tanh,
     trunc,
     where,
+)
+from .ops.pointwise_binary import (
+    addcdiv,
+    addcmul,
+    arctan2,
+    atan2,
+    copysign,
+    float_power,
+    heaviside,
+    hypot,
+    lerp,
+    logaddexp,
+    logaddexp2,
+    xlogy,
+)
+from .ops.pointwise_math import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    cosh,
+    deg2rad,
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    frac,
+    lgamma,
+    log2,
+    log10,
+    logit,
+    nan_to_num,
+    polygamma,
+    rad2deg,
+    sgn,
+    signbit,
+    sinc,
+    sinh,
 )
 from .ops.reductions import (
     all,

@@ -142,6 +142,29 @@ def trunc_div(a, b):
     return xp.trunc(xp.true_divide(a, b))
 
 
+def cosh(x):
+    return x.cosh() if isinstance(x, Tensor) else _xp(x).cosh(x)
+
+
+def sinh(x):
+    return x.sinh() if isinstance(x, Tensor) else _xp(x).sinh(x)
+
+
+def digamma(x):
+    return x.digamma() if isinstance(x, Tensor) else _special.digamma(_xp(x), x)
+
+
+def polygamma(n: int, x):
+    return x.polygamma(n) if isinstance(x, Tensor) else _special.polygamma(_xp(x), n, x)
+
+
+def xlogy(x, y):
+    """``x * log(y)``, 0 where x is 0 (unless y is NaN)."""
+    if _tensor_among((x, y)):
+        return (x if isinstance(x, Tensor) else Tensor._make(x)).xlogy(y)
+    return _special.xlogy(_xp(x), x, y)
+
+
 def clamp_min(x, low):
     return x.clamp(min=low) if isinstance(x, Tensor) else _xp(x).maximum(x, low)
 
@@ -238,6 +261,16 @@ def _count(shape: tuple, dims) -> int:
     for d in range(len(shape)) if dims is None else (dims,) if isinstance(dims, int) else dims:
         n *= shape[d]
     return n
+
+
+def amin(x, dims):
+    """The smallest values over ``dims`` (a tuple), kept as dims of size 1."""
+    return x.amin(dims, keepdim=True) if isinstance(x, Tensor) else x.min(axis=dims, keepdims=True)
+
+
+def amax(x, dims):
+    """The largest values over ``dims`` (a tuple), kept as dims of size 1."""
+    return x.amax(dims, keepdim=True) if isinstance(x, Tensor) else x.max(axis=dims, keepdims=True)
 
 
 def prod(x, dim: int):
@@ -364,3 +397,4 @@ def unbind(x, dim: int) -> tuple:
 from . import join as _join  # noqa: E402
 from . import linalg as _linalg  # noqa: E402
 from . import pointwise as _pointwise  # noqa: E402
+from . import special as _special  # noqa: E402

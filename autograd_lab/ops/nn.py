@@ -108,6 +108,7 @@ def _erf(xp, array):
 class ErfBackward0(Op):
     """out = erf(x) = 2/sqrt(pi) * integral of exp(-t^2) from 0 to x"""
     saves = ("self",)
+    promotes = "float"  # (integer inputs give the default float dtype)
 
     def forward(xp, self):
         return _erf(xp, self)
