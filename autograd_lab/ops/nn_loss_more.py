@@ -170,8 +170,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         reduction = _legacy(size_average, reduce, reduction)
     elif reduction == "mean":
         warnings.warn(_KL_MEAN, UserWarning, stacklevel=3)
-    elif reduction != "batchmean":
-        _check_reduction(reduction)
+    elif reduction not in ("batchmean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction (use 'batchmean', 'sum', 'none' or 'mean')")
     loss = target.exp() * (target - input) if log_target else _xlogy_self(target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()

@@ -237,6 +237,10 @@ class ClampBackward1(Op):
     f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
+class ClampMinBackward0(ClampBackward1):
+    """``clamp_min(x, min)``, a number: ``clamp(x, min=min)`` under the name PyTorch records for it"""
+
+
 class ClampBackward0(Op):
     """out = min(max(self, min), max), bounds tensors (either may be None)"""
     saves = ("max", "min", "self")
@@ -385,11 +389,15 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampBackward0.apply(input, min, max)
+    return _clamp_numbers(ClampBackward1, input, min, max)
+
+
+def _clamp_numbers(op, input, min, max):
     dtype = backend.result_type(input, *(b for b in (min, max) if b is not None))
     if dtype is not input.dtype:  # an integer tensor, a float bound: a float result, as in PyTorch
         input = input.to(dtype)
     min, max = (None if b is None else backend.check_scalar(b, dtype, "clamp") for b in (min, max))
-    return ClampBackward1.apply(input, min=min, max=max)
+    return op.apply(input, min=min, max=max)
 
 
 clip = clamp
@@ -397,7 +405,9 @@ clip = clamp
 
 @checked
 def clamp_min(input, min):
-    return clamp(input, min=min)
+    if isinstance(min, Tensor) or min is None:
+        return clamp(input, min=min)
+    return _clamp_numbers(ClampMinBackward0, input, min, None)
 
 
 @checked
