@@ -129,7 +129,7 @@ class SoftMarginLossBackward0(Op):
         return _reduce(xp, loss.astype(self.dtype, copy=False), reduction)
 
     def d_self(grad, reduction, self, target):
-        target = formulas.cast_like(formulas.array_of(target), self)
+        target = formulas.cast_like(target, self)  # (a constant: no gradient flows to it)
         return grad * -target * formulas.sigmoid(-target * self) * _mean_scale(reduction, formulas.numel(self))
 
     def f_self(tangent, reduction, self, target):
