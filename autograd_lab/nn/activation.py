@@ -221,7 +221,7 @@ class Softplus(Module):
 
 
 class Softsign(Module):
-    """x / (1 + |x|)."""
+    """x / (1 + abs(x))."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.softsign(input)
@@ -263,7 +263,7 @@ class Softmin(Softmax):
 
 
 class Hardshrink(Module):
-    """``x`` where ``|x| > lambd``, else 0."""
+    """``x`` where ``abs(x) > lambd``, else 0."""
 
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()

@@ -303,7 +303,7 @@ class HardswishBackward0(Op):
 
 
 class HardshrinkBackward0(Op):
-    """out = x where |x| > lambd, else 0"""
+    """out = x where abs(x) > lambd, else 0"""
     saves = ("lambd", "self")
 
     def forward(xp, self, *, lambd):
@@ -343,7 +343,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 @checked
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``x`` where ``|x| > lambd``, else 0."""
+    """``x`` where ``abs(x) > lambd``, else 0."""
     return HardshrinkBackward0.apply(input, lambd=lambd)
 
 
@@ -394,7 +394,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 # -- composites ---------------------------------------------------------------------------------
 @checked
 def softsign(input: Tensor) -> Tensor:
-    """x / (1 + |x|)."""
+    """x / (1 + abs(x))."""
     return input / (input.abs() + 1)
 
 

@@ -32,7 +32,7 @@ def _reduced(loss: Tensor, reduction: str) -> Tensor:
 
 # -- smooth L1 and Huber ------------------------------------------------------------------------
 class SmoothL1LossBackward0(Op):
-    """out = 0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta (d = self - target), reduced"""
+    """out = 0.5 * d^2 / beta where abs(d) < beta, else abs(d) - 0.5 * beta (d = self - target), reduced"""
     saves = ("beta", "reduction", "self", "target")
     promotes = True
 
@@ -57,7 +57,7 @@ class SmoothL1LossBackward0(Op):
 
 
 class HuberLossBackward0(Op):
-    """out = 0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta) (d = self - target), reduced"""
+    """out = 0.5 * d^2 where abs(d) < delta, else delta * (abs(d) - 0.5 * delta) (d = self - target), reduced"""
     saves = ("delta", "reduction", "self", "target")
     promotes = True
 
@@ -164,8 +164,9 @@ def _xlogy_self(target: Tensor) -> Tensor:
 @checked
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
-    """KL(target || exp(input)) for log-probabilities ``input``: sum of target * (log target - input); with
-    ``log_target=True`` the target is given as log-probabilities too. 'batchmean' divides by the batch size."""
+    """The KL divergence of ``exp(input)`` from ``target`` (``input``: log-probabilities): the sum of
+    ``target * (log(target) - input)``; with ``log_target=True`` the target is given as log-probabilities too.
+    'batchmean' divides by the batch size."""
     if size_average is not None or reduce is not None:
         reduction = _legacy(size_average, reduce, reduction)
     elif reduction == "mean":
