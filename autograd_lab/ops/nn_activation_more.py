@@ -31,6 +31,13 @@ _NEGATIVE_ALPHA_IN_PLACE = (
 )
 
 
+def _floating(input: Tensor, kernel: str) -> None:
+    """PyTorch's error for an integer or bool input (its kernels are written for floating types only)."""
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy_name[:-6]}\' [autograd_lab] '
+                                  f"{kernel.rsplit('_', 1)[0]} needs a floating tensor: call .float() first")
+
+
 def _in_place(op, input: Tensor, name: str, **settings) -> Tensor:
     """``op`` applied to ``input`` and written into it (``name`` is the in-place method's, for its errors)."""
     return _run_inplace(input, name, lambda x: op.apply(x, **settings), (), {})
@@ -147,6 +154,7 @@ class CeluBackward1(Op):
 @checked
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``; ``inplace=True`` overwrites ``input``."""
+    _floating(input, "elu_cpu")
     if inplace:
         return _in_place(EluBackward1, input, "elu_", alpha=alpha, scale=1.0, input_scale=1.0)
     return EluBackward0.apply(input, alpha=alpha, scale=1.0, input_scale=1.0)
@@ -160,6 +168,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 @checked
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants (recorded as ``EluBackward0``)."""
+    _floating(input, "elu_cpu")
     if inplace:
         return _in_place(EluBackward1, input, "selu_", alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
     return EluBackward0.apply(input, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
@@ -173,6 +182,7 @@ def selu_(input: Tensor) -> Tensor:
 @checked
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)``; ``inplace=True`` overwrites ``input``."""
+    _floating(input, "elu_cpu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     if inplace:
@@ -253,24 +263,28 @@ def _maybe_in_place(op, input: Tensor, inplace: bool, name: str) -> Tensor:
 @checked
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
+    _floating(input, "silu_cpu")
     return _maybe_in_place(SiluBackward0, input, inplace, "silu_")
 
 
 @checked
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
+    _floating(input, "mish_cpu")
     return _maybe_in_place(MishBackward0, input, inplace, "mish_")
 
 
 @checked
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, a smooth relu; linear where ``beta * x > threshold``."""
+    _floating(input, "softplus_cpu")
     return SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
 
 
 @checked
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), computed without overflow."""
+    _floating(input, "log_sigmoid_cpu")
     return LogSigmoidBackward0.apply(input)
 
 
@@ -332,24 +346,28 @@ class SoftshrinkBackward0(Op):
 @checked
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6, a piecewise-linear sigmoid."""
+    _floating(input, "hardsigmoid_cpu")
     return _maybe_in_place(HardsigmoidBackward0, input, inplace, "hardsigmoid_")
 
 
 @checked
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6, a piecewise version of silu."""
+    _floating(input, "hardswish_cpu")
     return _maybe_in_place(HardswishBackward0, input, inplace, "hardswish_")
 
 
 @checked
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``abs(x) > lambd``, else 0."""
+    _floating(input, "hardshrink_cpu")
     return HardshrinkBackward0.apply(input, lambd=lambd)
 
 
 @checked
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` moved toward 0 by ``lambd`` (0 inside ``[-lambd, lambd]``)."""
+    _floating(input, "softshrink_check")
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype "
                            f"{input.dtype._legacy_name[:-6]}, but found {lambd:g} [autograd_lab] softshrink: lambd is "
@@ -383,6 +401,7 @@ class GluBackward0(Op):
 @checked(kinds={"dim": "int"})
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """The first half of ``input`` along ``dim``, gated by the sigmoid of the second half."""
+    _floating(input, "glu_cpu")
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     dim = dim + input.ndim if dim < 0 else dim

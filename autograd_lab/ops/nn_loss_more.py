@@ -90,6 +90,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta. [autograd_lab] beta is where "
                            "the loss turns from squared to absolute error: use beta >= 0")
+    _floating_pair(input, target, "smooth_l1_cpu")
     if beta == 0:  # PyTorch's shortcut: the l1 loss, with its nodes
         return _reduced((input - target).abs(), reduction)
     return SmoothL1LossBackward0.apply(input, target, reduction=reduction, beta=beta)
@@ -103,9 +104,19 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta. [autograd_lab] delta is where "
                            "the loss turns from squared to absolute error: use delta > 0")
+    _floating_pair(input, target, "huber_cpu")
     if weight is not None:  # (PyTorch's per-element weights: its functional then composes the loss)
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError("Weights and input must have the same size.")
         return _reduced(HuberLossBackward0.apply(input, target, reduction="none", delta=delta) * weight, reduction)
     return HuberLossBackward0.apply(input, target, reduction=reduction, delta=delta)
+
+
+def _floating_pair(input: Tensor, target: Tensor, kernel: str) -> None:
+    """PyTorch's error where neither tensor is floating (its kernels are written for floating types only)."""
+    if not (input.is_floating_point() or target.is_floating_point()):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy_name[:-6]}\' [autograd_lab] '
+                                  "convert the tensors first, e.g. input.float()")
 
 
 def _legacy(size_average, reduce, reduction: str) -> str:
@@ -143,6 +154,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     if target.requires_grad:
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
                            "This input cannot have requires_grad True. [autograd_lab] pass target.detach()")
+    if not input.is_floating_point():
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype._legacy_name[:-6]} "
+                           "[autograd_lab] soft_margin_loss takes floating scores: call input.float() first")
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"soft_margin_loss: expected target of shape {list(input.shape)}, got "
                            f"{list(target.shape)} [autograd_lab] the targets (+1 / -1) go one per input element")

@@ -149,3 +149,15 @@ def test_float32_keeps_its_dtype_and_matches_torch():
         assert ours.dtype is al.float32, name
         np.testing.assert_allclose(ours.numpy(), getattr(TF, name)(torch.tensor(values)).numpy(), rtol=1e-6,
                                    atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "silu", "mish", "softplus", "hardsigmoid", "hardswish",
+                                  "logsigmoid", "glu", "hardshrink", "softshrink"])
+def test_integer_inputs_are_refused_as_torch_refuses_them(name):
+    messages = []
+    for lib, make in ((F, al.tensor), (TF, torch.tensor)):
+        with pytest.raises(NotImplementedError) as caught:
+            getattr(lib, name)(make([[1, -2], [3, 4]]))
+        messages.append(str(caught.value).split(" [autograd_lab]")[0])
+    assert messages[0] == messages[1]
+    assert F.hardtanh(al.tensor([3, -2])).tolist() == [1, -1]  # (hardtanh, a clamp, keeps integers, as in torch)

@@ -47,6 +47,7 @@ LOSSES = {  # name -> call(F, x, y, z, signs, positive, reduction)
     "smooth_l1_loss broadcast": lambda F, x, y, z, s, p, r: F.smooth_l1_loss(x, y[0], reduction=r),
     "huber_loss": lambda F, x, y, z, s, p, r: F.huber_loss(x, y, reduction=r),
     "huber_loss delta 2": lambda F, x, y, z, s, p, r: F.huber_loss(x, y, reduction=r, delta=2.0),
+    "huber_loss weight": lambda F, x, y, z, s, p, r: F.huber_loss(x, y, reduction=r, delta=1.5, weight=p),
     "kl_div": lambda F, x, y, z, s, p, r: F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1), reduction=r),
     "kl_div log_target": lambda F, x, y, z, s, p, r: F.kl_div(x, y, reduction=r, log_target=True),
     "kl_div zero target": lambda F, x, y, z, s, p, r: F.kl_div(x, F.relu(y), reduction=r),
@@ -181,6 +182,9 @@ def _both(call):
     lambda F, x, y, s: F.cosine_embedding_loss(x, y, s), lambda F, x, y, s: F.cosine_embedding_loss(x, y, s[0, 0]),
     lambda F, x, y, s: F.soft_margin_loss(x, y),
     lambda F, x, y, s: F.triplet_margin_loss(x, y, y[0]),
+    lambda F, x, y, s: F.huber_loss(x, y, weight=s[0]),
+    lambda F, x, y, s: F.smooth_l1_loss(s.long(), s.long()), lambda F, x, y, s: F.huber_loss(s.long(), s.long()),
+    lambda F, x, y, s: F.soft_margin_loss(s.long(), s.long()),
 ])
 def test_errors_match_torch(call):
     ours, theirs = _both(call)
