@@ -13,6 +13,7 @@ from .. import backend
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ._args import checked
+from ._op import Op
 from .nn_loss_more import _legacy, _reduced
 from .norm import LinalgVectorNormBackward0, _check_identity
 from .pointwise import minimum, where
@@ -21,8 +22,19 @@ from .reductions import _dims
 __all__ = ["pairwise_distance", "cosine_similarity", "normalize", "cosine_embedding_loss", "triplet_margin_loss"]
 
 
-class NormBackward1(LinalgVectorNormBackward0):
-    """``norm(x, p, dim, keepdim)``, the older spelling of the vector norm that ``pairwise_distance`` calls"""
+class NormBackward1(Op):
+    """``norm(x, p, dim, keepdim)``, the older spelling of the vector norm that ``pairwise_distance`` calls: the
+    vector norm's forward and derivatives, with PyTorch's name for ``ord`` (``p``)"""
+    saves = ("dim", "keepdim", "p", "result", "self")
+
+    def forward(xp, self, *, p, dim, keepdim):
+        return LinalgVectorNormBackward0.forward(xp, self, ord=p, dim=dim, keepdim=keepdim)
+
+    def d_self(grad, dim, keepdim, p, result, self):
+        return LinalgVectorNormBackward0.d_self(grad, dim, keepdim, p, result, self)
+
+    def f_self(tangent, dim, keepdim, p, result, self):
+        return LinalgVectorNormBackward0.f_self(tangent, dim, keepdim, p, result, self)
 
 
 @checked
@@ -31,10 +43,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     last = max(x1.ndim, x2.ndim) - 1
     diff = x1 - x2 + eps
     if last < 0:  # (two numbers: PyTorch takes the norm of the one element)
-        return NormBackward1.apply(diff, ord=p, dim=None, keepdim=keepdim)
+        return NormBackward1.apply(diff, p=p, dim=None, keepdim=keepdim)
     if p < 0 or p == float("inf"):
         _check_identity(diff, p, (last,))
-    return NormBackward1.apply(diff, ord=p, dim=(last,), keepdim=keepdim)
+    return NormBackward1.apply(diff, p=p, dim=(last,), keepdim=keepdim)
 
 
 def _expanded(x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:

@@ -161,3 +161,33 @@ def test_integer_inputs_are_refused_as_torch_refuses_them(name):
         messages.append(str(caught.value).split(" [autograd_lab]")[0])
     assert messages[0] == messages[1]
     assert F.hardtanh(al.tensor([3, -2])).tolist() == [1, -1]  # (hardtanh, a clamp, keeps integers, as in torch)
+
+
+NODES = {  # a call per new node, for the saved values each keeps
+    "hardtanh": lambda L, x, y: L.hardtanh(x, -0.5, 2.0), "elu": lambda L, x, y: L.elu(x, 0.3),
+    "elu inplace": lambda L, x, y: L.elu(x * 1, inplace=True), "celu": lambda L, x, y: L.celu(x, 2.0),
+    "celu inplace": lambda L, x, y: L.celu(x * 1, inplace=True), "silu": lambda L, x, y: L.silu(x),
+    "mish": lambda L, x, y: L.mish(x), "softplus": lambda L, x, y: L.softplus(x, 2.0, 3.0),
+    "hardsigmoid": lambda L, x, y: L.hardsigmoid(x), "hardswish": lambda L, x, y: L.hardswish(x),
+    "hardshrink": lambda L, x, y: L.hardshrink(x, 0.7), "softshrink": lambda L, x, y: L.softshrink(x, 0.7),
+    "smooth_l1_loss": lambda L, x, y: L.smooth_l1_loss(x, y, beta=0.5),
+    "huber_loss": lambda L, x, y: L.huber_loss(x, y, reduction="sum", delta=2.0),
+    "soft_margin_loss": lambda L, x, y: L.soft_margin_loss(x, y.detach().sign()),
+    "pairwise_distance": lambda L, x, y: L.pairwise_distance(x, y, 3.0), "clamp_min": lambda L, x, y: x.clamp_min(0.2),
+    # (logsigmoid: PyTorch also keeps a '_saved_buffer' of its kernel's; ours needs only the input)
+}
+
+
+@pytest.mark.parametrize("name", sorted(NODES))
+def test_nodes_keep_what_torchs_keep(name):
+    a, t = _twins((3, 4))
+    b, u = _twins((3, 4), seed=1)
+    ours, theirs = NODES[name](F, a, b).grad_fn, NODES[name](TF, t, u).grad_fn
+    names = {n for n in dir(theirs) if n.startswith("_saved_")}
+    assert {n for n in dir(ours) if n.startswith("_saved_")} == names
+    for n in names:
+        mine, torchs = getattr(ours, n), getattr(theirs, n)
+        if isinstance(torchs, torch.Tensor):
+            np.testing.assert_allclose(mine.detach().numpy(), torchs.detach().numpy(), rtol=1e-12)
+        else:
+            assert mine == pytest.approx(torchs), n

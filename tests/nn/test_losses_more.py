@@ -10,7 +10,7 @@ import pytest
 
 import autograd_lab as al
 import autograd_lab.nn.functional as F
-from autograd_lab.autograd import gradcheck
+from autograd_lab.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -85,6 +85,13 @@ def test_losses_gradcheck(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert gradcheck(lambda x, y, z: LOSSES[name](F, x, y, z, *ours[3:], "sum"), ours[:3], check_forward_ad=True)
+
+
+@pytest.mark.parametrize("name", ["smooth_l1_loss beta 0.5", "huber_loss delta 2", "soft_margin_loss",
+                                  "cosine_embedding_loss", "triplet_margin_loss", "gaussian_nll_loss"])
+def test_losses_second_derivatives(name):
+    ours, _ = _inputs(seed=6)
+    assert gradgradcheck(lambda x, y, z: LOSSES[name](F, x, y, z, *ours[3:], "mean"), ours[:3])
 
 
 DISTANCES = {
