@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from ._args import checked
 from ._op import Op
 from .nn_loss_more import _legacy, _reduced
-from .norm import LinalgVectorNormBackward0, _check_identity
+from .norm import LinalgVectorNormBackward0, _check_identity, norm
 from .pointwise import minimum, where
 from .reductions import _dims
 
@@ -64,16 +64,15 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     dims = (_dims((dim,), x1.ndim, "cosine_similarity")[0],)
     norms = [LinalgVectorNormBackward0.apply(x, ord=2, dim=dims, keepdim=True).clone() for x in (x1, x2)]
     with no_grad():  # (the clamp is not differentiated: a norm below eps counts as eps, a constant)
-        for norm in norms:
-            norm.clamp_min_(eps)
+        for each in norms:
+            each.clamp_min_(eps)
     return ((x1 / norms[0]) * (x2 / norms[1])).sum(dims[0])
 
 
 @checked
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
     """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``)."""
-    norm = LinalgVectorNormBackward0.apply(input, ord=p, dim=(dim,), keepdim=True)
-    result = input / norm.clamp_min(eps).expand_as(input)
+    result = input / norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is not None:
         return out.copy_(result)
     return result
