@@ -7,11 +7,55 @@
 from __future__ import annotations
 
 from . import functional, init, utils
-from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, Threshold
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .distance import CosineSimilarity, PairwiseDistance
 from .layers import Dropout, Dropout1d, Dropout2d, Dropout3d, Embedding, Flatten, Identity, Linear, Unflatten
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm
 from .padding import (
@@ -44,4 +88,9 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "CircularPad1d", "CircularPad2d", "CircularPad3d", "utils", "LeakyReLU", "Threshold", "Conv1d", "Dropout1d",
            "Dropout2d", "Dropout3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "RNNBase", "RNN",
            "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Upsample", "UpsamplingNearest2d",
-           "UpsamplingBilinear2d"]
+           "UpsamplingBilinear2d",
+           # more activations, losses and distances
+           "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "SiLU", "Mish", "Softplus", "Softsign", "Tanhshrink",
+           "Hardsigmoid", "Hardswish", "LogSigmoid", "GLU", "Softmin", "Hardshrink", "Softshrink", "SmoothL1Loss",
+           "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance"]

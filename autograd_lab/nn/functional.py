@@ -1,6 +1,7 @@
 """``nn.functional`` (``import autograd_lab.nn.functional as F``): the layers' computations as functions,
 taking the weights as arguments. The ops themselves live in :mod:`autograd_lab.ops` (``nn``, ``nn_conv``,
-``nn_pool``, ``nn_loss``), where each forward stands beside its derivative.
+``nn_pool``, ``nn_loss``, ``nn_activation_more``, ``nn_loss_more``, ``nn_distance``), where each forward stands
+beside its derivative.
 """
 
 from __future__ import annotations
@@ -24,7 +25,37 @@ from ..ops.nn import (
     softmax,
 )
 from ..ops.nn_activation import leaky_relu, threshold
+from ..ops.nn_activation_more import (
+    celu,
+    celu_,
+    elu,
+    elu_,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    logsigmoid,
+    mish,
+    relu6,
+    selu,
+    selu_,
+    silu,
+    softmin,
+    softplus,
+    softshrink,
+    softsign,
+    tanhshrink,
+)
 from ..ops.nn_conv import conv1d, conv2d
+from ..ops.nn_distance import (
+    cosine_embedding_loss,
+    cosine_similarity,
+    normalize,
+    pairwise_distance,
+    triplet_margin_loss,
+)
 from ..ops.nn_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -32,6 +63,16 @@ from ..ops.nn_loss import (
     l1_loss,
     mse_loss,
     nll_loss,
+)
+from ..ops.nn_loss_more import (
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    margin_ranking_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
 )
 from ..ops.nn_norm import instance_norm, layer_norm
 from ..ops.nn_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
@@ -45,7 +86,13 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "relu", "sigmoid", "tanh", "dropout", "embedding", "batch_norm", "nll_loss", "cross_entropy", "mse_loss",
            "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "max_pool2d_with_indices",
            "addmm", "erf", "pad", "conv1d", "dropout1d", "dropout2d", "dropout3d", "leaky_relu", "leaky_relu_", "threshold",
-           "threshold_", "layer_norm", "instance_norm", "interpolate"]
+           "threshold_", "layer_norm", "instance_norm", "interpolate",
+           # more activations, losses and distances
+           "hardtanh", "hardtanh_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "silu", "mish", "softplus",
+           "softsign", "tanhshrink", "hardsigmoid", "hardswish", "logsigmoid", "glu", "softmin", "hardshrink",
+           "softshrink", "smooth_l1_loss", "huber_loss", "kl_div", "margin_ranking_loss", "soft_margin_loss",
+           "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
+           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:

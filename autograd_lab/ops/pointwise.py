@@ -237,6 +237,19 @@ class ClampBackward1(Op):
     f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
+class ClampMinBackward0(Op):
+    """out = max(self, min), min a number (``clamp_min``; ``clamp(min=)`` records ``ClampBackward1``, as in PyTorch)"""
+    saves = ("min", "self")
+
+    def forward(xp, self, *, min):
+        return ClampBackward1.forward(xp, self, min=min, max=None)
+
+    def d_self(grad, min, self):
+        return ClampBackward1.d_self(grad, None, min, self)
+
+    f_self = d_self
+
+
 class ClampBackward0(Op):
     """out = min(max(self, min), max), bounds tensors (either may be None)"""
     saves = ("max", "min", "self")
@@ -385,11 +398,17 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return ClampBackward0.apply(input, min, max)
+    input, min, max = _clamp_numbers(input, min, max)
+    return ClampBackward1.apply(input, min=min, max=max)
+
+
+def _clamp_numbers(input, min, max):
+    """The input and the bounds (numbers) in the result's dtype."""
     dtype = backend.result_type(input, *(b for b in (min, max) if b is not None))
     if dtype is not input.dtype:  # an integer tensor, a float bound: a float result, as in PyTorch
         input = input.to(dtype)
     min, max = (None if b is None else backend.check_scalar(b, dtype, "clamp") for b in (min, max))
-    return ClampBackward1.apply(input, min=min, max=max)
+    return input, min, max
 
 
 clip = clamp
@@ -397,7 +416,10 @@ clip = clamp
 
 @checked
 def clamp_min(input, min):
-    return clamp(input, min=min)
+    if isinstance(min, Tensor) or min is None:
+        return clamp(input, min=min)
+    input, min, _ = _clamp_numbers(input, min, None)
+    return ClampMinBackward0.apply(input, min=min)
 
 
 @checked

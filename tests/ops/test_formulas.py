@@ -302,6 +302,28 @@ CASES = {
     "NansumBackward0": (SHAPED, "any", [lambda a: a.nansum(), lambda a: al.nansum(a.log(), 0, keepdim=True)]),
     "AminmaxBackward0": (SHAPED, "any", [lambda a: al.aminmax(a), lambda a: a.aminmax(dim=0, keepdim=True),
                                          lambda a: al.aminmax(a.round(), dim=-1)]),
+    # nn activations and losses
+    "ClampMinBackward0": (UNARY, "any", [lambda a: a.clamp_min(0.5), lambda a: al.clamp_min(a, -1.0)]),
+    "HardtanhBackward0": (UNARY, "any", [lambda a: F.hardtanh(a), lambda a: F.relu6(a * 4, inplace=True)]),
+    "EluBackward0": (UNARY, "any", [lambda a: F.elu(a, 0.7), lambda a: F.selu(a)]),
+    "EluBackward1": (UNARY, "any", [lambda a: F.elu(a * 1.0, 1.5, inplace=True), lambda a: F.selu(a * 1.0, True)]),
+    "CeluBackward0": (UNARY, "any", [lambda a: F.celu(a, 0.5)]),
+    "CeluBackward1": (UNARY, "any", [lambda a: F.celu(a * 1.0, 2.0, inplace=True)]),
+    "SiluBackward0": (UNARY, "any", [lambda a: F.silu(a)]),
+    "MishBackward0": (UNARY, "any", [lambda a: F.mish(a)]),
+    "SoftplusBackward0": (UNARY, "any", [lambda a: F.softplus(a), lambda a: F.softplus(a, 2.0, 1.0)]),
+    "HardsigmoidBackward0": (UNARY, "any", [lambda a: F.hardsigmoid(a * 2)]),
+    "HardswishBackward0": (UNARY, "any", [lambda a: F.hardswish(a * 2)]),
+    "LogSigmoidBackward0": (UNARY, "any", [lambda a: F.logsigmoid(a)]),
+    "GluBackward0": (SHAPED, "any", [lambda a: F.glu(_doubled(a), 0)]),
+    "HardshrinkBackward0": (UNARY, "any", [lambda a: F.hardshrink(a, 1.0)]),
+    "SoftshrinkBackward0": (UNARY, "any", [lambda a: F.softshrink(a, 1.0)]),
+    "SmoothL1LossBackward0": (MATRIX, "any", [lambda a, w: F.smooth_l1_loss(a, a * 0.5 + w[0]),
+                                              lambda a, w: F.smooth_l1_loss(a, a * 0.3 + w[0], reduction="none", beta=0.5)]),
+    "HuberLossBackward0": (MATRIX, "any", [lambda a, w: F.huber_loss(a, a * 0.5 + w[0], reduction="sum", delta=0.8)]),
+    "SoftMarginLossBackward0": (UNARY, "any", [lambda a: F.soft_margin_loss(a, -al.ones_like(a)),
+                                               lambda a: F.soft_margin_loss(a, al.ones_like(a), reduction="none")]),
+    "NormBackward1": (MATRIX, "any", [lambda a, w: F.pairwise_distance(a, w[0]), lambda a, w: F.pairwise_distance(a, w[0], 3.0)]),
 }
 
 def _rows(a):
