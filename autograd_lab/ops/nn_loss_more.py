@@ -20,6 +20,7 @@ from ._args import checked
 from ._op import Op
 from .nn_loss import _check_reduction, _loss_tangent, _mean_scale, _reduce, _warn_broadcast
 from .pointwise import where
+from .pointwise_binary import xlogy
 
 __all__ = ["smooth_l1_loss", "huber_loss", "soft_margin_loss", "kl_div", "margin_ranking_loss",
            "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss"]
@@ -169,12 +170,6 @@ _KL_MEAN = ("reduction: 'mean' divides the total loss by both the batch size and
             "same as 'batchmean' in the next major release.")
 
 
-def _xlogy_self(target: Tensor) -> Tensor:
-    """target * log(target), 0 where target is 0 (``xlogy(target, target)``)."""
-    positive = target != 0
-    return target * where(positive, target, 1.0).log()
-
-
 @checked
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
@@ -187,7 +182,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         warnings.warn(_KL_MEAN, UserWarning, stacklevel=3)
     elif reduction not in ("batchmean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction (use 'batchmean', 'sum', 'none' or 'mean')")
-    loss = target.exp() * (target - input) if log_target else _xlogy_self(target) - target * input
+    loss = target.exp() * (target - input) if log_target else xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     return _reduced(loss, reduction)

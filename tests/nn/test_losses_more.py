@@ -79,8 +79,8 @@ def test_losses_match_torch(name, reduction):
         _compare(LOSSES[name](F, *ours, reduction), LOSSES[name](TF, *theirs, reduction), ours[:3], theirs[:3])
 
 
-@pytest.mark.parametrize("name", sorted(LOSSES))
-def test_losses_gradcheck(name):
+@pytest.mark.parametrize("name", sorted(set(LOSSES) - {"kl_div zero target"}))  # (its target's derivative at 0
+def test_losses_gradcheck(name):  # is log(0) + 1: NaN in PyTorch's xlogy and here; the values are compared above)
     ours, _ = _inputs(seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
