@@ -157,6 +157,10 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.variance import std, std_mean, var, var_mean
+from . import linalg  # noqa: E402  (al.linalg, as torch.linalg; binds det, inverse... as Tensor methods)
+from .linalg import cholesky, cross, det, logdet, matrix_power, slogdet  # noqa: E402
+from .linalg import inv as inverse  # noqa: E402
+from .ops.tensor_products import cdist, inner, kron, tensordot  # noqa: E402
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load

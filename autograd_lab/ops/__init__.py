@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     inplace,
     join,
     linalg,
+    linalg_decomp,
     norm,
     pointwise,
     reductions,
