@@ -156,7 +156,7 @@ def pinv(A, *, rtol=None, hermitian=False):
     _check("linalg.pinv", A, square=False)
     U, S, Vh = svd(A, full_matrices=False)
     if rtol is None:
-        rtol = max(A.shape[-2], A.shape[-1]) * backend.np.finfo(A._data.dtype).eps
+        rtol = max(A.shape[-2], A.shape[-1]) * float(backend.np.finfo(A._data.dtype).eps)
     cutoff = (S.amax(-1, keepdim=True) * rtol).detach()
     keep = S > cutoff
     inverted = _where(keep, 1 / _where(keep, S, 1.0), 0.0)

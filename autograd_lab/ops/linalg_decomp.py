@@ -76,11 +76,25 @@ class LinalgDetBackward0(Op):
     def forward(xp, A):
         return xp.asarray(xp.linalg.det(A)).astype(A.dtype, copy=False)
 
-    def d_A(grad, A, result):
-        return _unsq2(grad * result) * _mT(F.inv(A))
+    def d_A(grad, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is singular
+        return _unsq2(grad) * _cofactors(A, result)
 
-    def f_A(tangent, A, result):  # d det = det * trace(A^-1 dA)
+    def f_A(tangent, A, result):  # d det = sum(cofactors * dA) = det * trace(A^-1 dA)
+        if F.any_true(result == 0):
+            return F.sum(_cofactors(A, result) * tangent, (-2, -1))
         return result * _trace(F.solve(A, tangent))
+
+
+def _cofactors(A, result):
+    """The matrix of cofactors of each matrix, ``det(A) A^-T``; where one is singular, from its SVD ``U S Vh``:
+    ``det(U) det(Vh) U diag(prod of the other singular values) Vh`` (as PyTorch computes it under create_graph)."""
+    if not F.any_true(result == 0):
+        return _unsq2(result) * _mT(F.inv(A))
+    U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
+    square = F.unsqueeze(S, -2) + F.zeros_like(F.unsqueeze(S, -1))
+    others = F.prod(F.where(F.eye_like(square) == 1, 1.0, square), -1)
+    signs = F.call(LinalgDetBackward0, U) * F.call(LinalgDetBackward0, Vh)
+    return _unsq2(signs) * F.matmul(U * F.unsqueeze(others, -2), Vh)
 
 
 class LinalgSlogdetBackward0(Op):
@@ -292,12 +306,13 @@ class LinalgSvdBackward0(Op):
         return U, S, Vh
 
     def backward(grads, A, full_matrices):
-        if full_matrices and grads[0] is not None or full_matrices and grads[2] is not None:
-            raise RuntimeError("linalg_svd_backward: The singular vectors in the complex case are specified up to "
-                               "multiplication by e^{i phi}... [autograd_lab] the gradient of U or Vh needs "
-                               "full_matrices=False")
         U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
-        return _svd_backward(grads, U, S, Vh)
+        gU, gS, gVh = grads
+        if full_matrices:  # the columns of U (rows of Vh) past min(m, n) are arbitrary: their gradients are dropped
+            k = S.shape[-1]
+            gU = None if gU is None else F.split(gU, (k, gU.shape[-1] - k), -1)[0] if gU.shape[-1] > k else gU
+            gVh = None if gVh is None else F.split(gVh, (k, gVh.shape[-2] - k), -2)[0] if gVh.shape[-2] > k else gVh
+        return _svd_backward((gU, gS, gVh), U, S, Vh)
 
     def jvp(tangents, A, full_matrices, result):
         (dA,) = tangents
