@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import autograd, backend, backends, cuda, data, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, backends, cuda, data, linalg, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from ._tensor_str import set_printoptions
 from .autograd.grad_mode import (
     enable_grad,
@@ -72,6 +72,8 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .linalg import cholesky, cross, det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
+from .linalg import inv as inverse
 from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
 from .ops.comparison import (
@@ -156,11 +158,8 @@ from .ops.shape import (
     unflatten,
     unsqueeze,
 )
+from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.variance import std, std_mean, var, var_mean
-from . import linalg  # noqa: E402  (al.linalg, as torch.linalg; binds det, inverse... as Tensor methods)
-from .linalg import cholesky, cross, det, logdet, matrix_power, slogdet  # noqa: E402
-from .linalg import inv as inverse  # noqa: E402
-from .ops.tensor_products import cdist, inner, kron, tensordot  # noqa: E402
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load

@@ -26,16 +26,17 @@ def tensordot(a, b, dims=2):
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(dims_a) != len(dims_b):
         raise RuntimeError("both dimension lists should have same length")
-    dims_a, dims_b = [d % a.ndim for d in dims_a], [d % b.ndim for d in dims_b]
     for da, db in zip(dims_a, dims_b):
         if a.shape[da] != b.shape[db]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} "
-                               f"and second has size {b.shape[db]} in dim {db}")
+                               f"and second has size {b.shape[db]} in dim {db} [autograd_lab] tensordot of shapes "
+                               f"{list(a.shape)} and {list(b.shape)}")
+    dims_a, dims_b = [d % a.ndim for d in dims_a], [d % b.ndim for d in dims_b]
     free_a = [d for d in range(a.ndim) if d not in dims_a]
     free_b = [d for d in range(b.ndim) if d not in dims_b]
     size = 1
