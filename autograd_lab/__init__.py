@@ -72,7 +72,10 @@ from .creation import (
     zeros,
     zeros_like,
 )
-from .linalg import cholesky, cross, det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
+from .linalg import _cross as cross
+from .linalg import _qr_legacy as qr
+from .linalg import _svd_legacy as svd
+from .linalg import cholesky, det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
 from .linalg import inv as inverse
 from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub

@@ -8,6 +8,7 @@ functions do.
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 
 from . import backend
@@ -17,6 +18,7 @@ from .ops.linalg import matmul as _matmul
 from .ops.norm import norm as _vector_norm
 from .tensor import Tensor
 
+matmul = _matmul  # (as torch.linalg.matmul)
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve", "cholesky", "qr",
            "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "cross", "vecdot", "multi_dot"]
 
@@ -25,6 +27,7 @@ SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 QRResult = namedtuple("linalg_qr", ["Q", "R"])
 EighResult = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
 SVDResult = namedtuple("linalg_svd", ["U", "S", "Vh"])
+_SVDLegacy = namedtuple("svd", ["U", "S", "V"])
 _INF = float("inf")
 
 
@@ -38,6 +41,10 @@ def _check(name: str, A, *, square: bool = True, arg: str = "A") -> None:
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices [autograd_lab] shape {list(A.shape)}: this needs n x n matrices")
+    if A.dtype.is_floating_point and A.dtype.itemsize < 4:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
+                           f"{A.dtype._legacy_name.replace('Tensor', '')} [autograd_lab] convert it first, e.g. "
+                           f"{arg}.float()")
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{A.dtype._legacy_name.replace('Tensor', '')} [autograd_lab] convert it first, e.g. "
@@ -197,6 +204,17 @@ def cross(input, other, *, dim=-1):
     return _decomp.LinalgCrossBackward0.apply(input, other, dim=dim)
 
 
+@checked(name="cross")
+def _cross(input, other, dim=None):
+    """``al.cross`` (``torch.cross``): as :func:`cross`, but ``dim`` defaults to the first dim of size 3, with
+    PyTorch's deprecation warning."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.", UserWarning, stacklevel=2)
+        dim = next((d for d, size in enumerate(input.shape) if size == 3), -1)
+    return cross(input, other, dim=dim)
+
+
 @checked(name="linalg.vecdot")
 def vecdot(x, y, *, dim=-1):
     """The dot product of vectors along ``dim``, batch dims broadcast."""
@@ -265,15 +283,21 @@ def _bind() -> None:
     Tensor.inverse = inv
     Tensor.matrix_power = matrix_power
     Tensor.cholesky = lambda self, upper=False: cholesky(self, upper=upper)
-    Tensor.qr = lambda self, some=True: qr(self, "reduced" if some else "complete")
-    Tensor.svd = lambda self, some=True: _svd_legacy(self, some)
+    Tensor.qr = _qr_legacy
+    Tensor.svd = _svd_legacy
     Tensor.pinverse = lambda self, rcond=1e-15: pinv(self, rtol=rcond)
+    Tensor.cross = _cross
+
+
+def _qr_legacy(A, some=True):
+    """``torch.qr``: reduced unless ``some=False``."""
+    return qr(A, "reduced" if some else "complete")
 
 
 def _svd_legacy(A, some=True):
     """``torch.svd``: ``(U, S, V)`` (V, not Vh), reduced unless ``some=False``."""
     U, S, Vh = svd(A, full_matrices=not some)
-    return namedtuple("svd", ["U", "S", "V"])(U, S, Vh.mT)
+    return _SVDLegacy(U, S, Vh.mT)
 
 
 _bind()

@@ -98,7 +98,7 @@ def _cofactors(A, result):
 
 
 class LinalgSlogdetBackward0(Op):
-    """out = (sign(det A), log|det A|), per matrix; only log|det A| has a gradient for real matrices"""
+    """out = ``(sign(det A), log|det A|)``, per matrix; only ``log|det A|`` has a gradient for real matrices"""
     saves = ("A",)
 
     def forward(xp, A):

@@ -41,6 +41,7 @@ CASES = {
     "inner_sizes": lambda lib: lib.inner(lib.ones(2, 3), lib.ones(4, 2)),
     "multi_dot_one": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3)]),
     "qr_mode": lambda lib: lib.linalg.qr(lib.ones(2, 3), mode="x"),
+    "inv_half": lambda lib: lib.linalg.inv(lib.eye(2).half()),
 }
 
 

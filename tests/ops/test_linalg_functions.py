@@ -100,4 +100,20 @@ def test_namespace_and_result_names_read_like_torch():
     np.testing.assert_allclose(A.inverse().numpy(), np.linalg.inv(SQUARE[0]))
     np.testing.assert_allclose(al.inverse(A).numpy(), np.linalg.inv(SQUARE[0]))
     np.testing.assert_allclose(A.det().item(), np.linalg.det(SQUARE[0]))
-    np.testing.assert_allclose(al.cross(A, A.flip(0)).numpy(), np.cross(SQUARE[0], SQUARE[0][::-1]))
+    np.testing.assert_allclose(al.cross(A, A.flip(0), dim=-1).numpy(), np.cross(SQUARE[0], SQUARE[0][::-1]))
+
+
+def test_top_level_cross_svd_and_qr_read_like_torch():
+    a = np.arange(6.0).reshape(3, 2) ** 1.5
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+        ours = al.cross(al.tensor(a), al.tensor(a[::-1].copy()))
+    with pytest.warns(UserWarning):
+        theirs = torch.cross(torch.tensor(a), torch.tensor(a[::-1].copy()))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())  # (the first dim of size 3: dim 0)
+    U, S, V = al.svd(al.tensor(WIDE[0]))
+    t_U, t_S, t_V = torch.svd(torch.tensor(WIDE[0]))
+    np.testing.assert_allclose(((U * S) @ V.mT).numpy(), WIDE[0], atol=1e-12)
+    assert tuple(V.shape) == tuple(t_V.shape) and tuple(U.shape) == tuple(t_U.shape)
+    np.testing.assert_allclose(S.numpy(), t_S.numpy())
+    Q, R = al.qr(al.tensor(WIDE[0].T.copy()), some=False)
+    assert tuple(Q.shape) == tuple(torch.qr(torch.tensor(WIDE[0].T.copy()), some=False).Q.shape) == (4, 4)
