@@ -157,17 +157,25 @@ def svdvals(A):
 
 
 @checked(name="linalg.pinv")
-def pinv(A, *, rtol=None, hermitian=False):
-    """The pseudo-inverse from the SVD: singular values below ``rtol * max(S)`` (default ``max(m, n) * eps``) count
-    as zero. (PyTorch records ``LinalgPinvBackward0``; here the SVD's and products' nodes.)"""
-    _check("linalg.pinv", A, square=False)
-    U, S, Vh = svd(A, full_matrices=False)
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The pseudo-inverse from the SVD (``hermitian``: from ``eigh``, reading the lower triangle): singular values
+    at or below ``max(atol, rtol * max(S))`` count as zero (``rtol`` defaults to ``max(m, n) * eps``, or to 0 when
+    only ``atol`` is given). (PyTorch records ``LinalgPinvBackward0``; here the decomposition's and products' nodes.)"""
+    _check("linalg.pinv", A, square=hermitian)
     if rtol is None:
-        rtol = max(A.shape[-2], A.shape[-1]) * float(backend.np.finfo(A._data.dtype).eps)
-    cutoff = (S.amax(-1, keepdim=True) * rtol).detach()
-    keep = S > cutoff
+        rtol = 0.0 if atol is not None else max(A.shape[-2], A.shape[-1]) * float(backend.np.finfo(A._data.dtype).eps)
+    if hermitian:
+        S, V = eigh(A)
+        left, right = V, V.mT
+    else:
+        U, S, Vh = svd(A, full_matrices=False)
+        left, right = Vh.mT, U.mT
+    cutoff = (S.abs().amax(-1, keepdim=True) * rtol).detach()
+    if atol is not None:
+        cutoff = cutoff.clamp(min=atol)
+    keep = S.abs() > cutoff
     inverted = _where(keep, 1 / _where(keep, S, 1.0), 0.0)
-    return _matmul(Vh.mT * inverted.unsqueeze(-2), U.mT)
+    return _matmul(left * inverted.unsqueeze(-2), right)
 
 
 @checked(name="linalg.matrix_power")

@@ -32,6 +32,7 @@ CASES = {
     "multi_dot": ([VECTORS[0, :3], SQUARE[0], WIDE[1]], lambda lib, a, b, c: lib.linalg.multi_dot([a, b, c]), None),
     "vecdot": ([VECTORS, VECTORS[:1]], lambda lib, x, y: lib.linalg.vecdot(x, y), "SumBackward1"),
     "pinv": ([WIDE], lambda lib, A: lib.linalg.pinv(A), None),
+    "pinv_hermitian": ([SQUARE + SQUARE.swapaxes(1, 2)], lambda lib, A: lib.linalg.pinv(A, hermitian=True), None),
     "kron": ([SQUARE[0], WIDE[0, :2]], lambda lib, a, b: lib.kron(a, b), "UnsafeViewBackward0"),
     "kron_dims": ([VECTORS[0], WIDE[0]], lambda lib, a, b: lib.kron(a, b), "UnsafeViewBackward0"),
     "tensordot": ([WIDE, SQUARE], lambda lib, a, b: lib.tensordot(a, b, dims=([0, 1], [0, 2])), "ViewBackward0"),
@@ -103,6 +104,7 @@ def test_namespace_and_result_names_read_like_torch():
     np.testing.assert_allclose(al.cross(A, A.flip(0), dim=-1).numpy(), np.cross(SQUARE[0], SQUARE[0][::-1]))
 
 
+@pytest.mark.filterwarnings("ignore:torch.qr is deprecated")
 def test_top_level_cross_svd_and_qr_read_like_torch():
     a = np.arange(6.0).reshape(3, 2) ** 1.5
     with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
@@ -117,3 +119,12 @@ def test_top_level_cross_svd_and_qr_read_like_torch():
     np.testing.assert_allclose(S.numpy(), t_S.numpy())
     Q, R = al.qr(al.tensor(WIDE[0].T.copy()), some=False)
     assert tuple(Q.shape) == tuple(torch.qr(torch.tensor(WIDE[0].T.copy()), some=False).Q.shape) == (4, 4)
+
+
+def test_pinv_drops_small_singular_values_as_torch():
+    """Values only: where a singular value is dropped, PyTorch's ``LinalgPinvBackward0`` differentiates the
+    pseudo-inverse as a smooth function of A, ours differentiates through the truncated SVD (the gradients differ)."""
+    A = np.diag([3.0, 1.0, 1e-3]) + 1e-4
+    for kwargs in ({"atol": 0.01}, {"rtol": 0.01}, {"atol": 0.01, "rtol": 1e-6}, {}):
+        ours = al.linalg.pinv(al.tensor(A), **kwargs).numpy()
+        np.testing.assert_allclose(ours, torch.linalg.pinv(torch.tensor(A), **kwargs).numpy(), rtol=1e-9, atol=1e-9)
