@@ -183,9 +183,9 @@ def matrix_power(A, n):
     """``A`` times itself ``n`` times (the identity for 0, powers of the inverse for negative ``n``), by repeated
     squaring, as PyTorch computes it."""
     _check("linalg.matrix_power", A)
-    if n == 0:
-        return Tensor._make(backend.namespace_of(A._data).broadcast_to(
-            backend.namespace_of(A._data).eye(A.shape[-1], dtype=A._data.dtype), tuple(A.shape)).copy())
+    if n == 0:  # the identity, written over a copy of A (a zero gradient, PyTorch's CopyBackwards node)
+        xp = backend.namespace_of(A._data)
+        return A.clone().copy_(Tensor._make(xp.broadcast_to(xp.eye(A.shape[-1], dtype=A._data.dtype), tuple(A.shape))))
     if n < 0:
         A, n = inv(A), -n
     if n == 1:
