@@ -14,6 +14,7 @@ from collections import namedtuple
 from . import backend
 from .ops import linalg_decomp as _decomp
 from .ops._args import checked
+from .ops._errors import broadcast_message
 from .ops.linalg import matmul as _matmul
 from .ops.norm import norm as _vector_norm
 from .tensor import Tensor
@@ -102,7 +103,16 @@ def solve(A, B, *, left=True):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({A.shape[-2]}x{A.shape[-1]} and {'x'.join(map(str, B.shape[-2:]))}) [autograd_lab] "
                            f"A {list(A.shape)}, B {list(B.shape)}: B needs {A.shape[-1]} rows")
+    _check_batches("linalg.solve", tuple(B.shape[:-1] if vector else B.shape[:-2]), tuple(A.shape[:-2]))
     return _decomp.LinalgSolveExBackward0.apply(A, B, vector=vector)
+
+
+def _check_batches(name: str, *batches) -> None:
+    """PyTorch's error for batch dims that do not broadcast (it names the dims of the broadcast batch)."""
+    try:
+        backend.np.broadcast_shapes(*batches)
+    except ValueError:
+        raise RuntimeError(broadcast_message(name, list(batches))) from None
 
 
 @checked(name="linalg.cholesky")
@@ -234,6 +244,16 @@ def multi_dot(tensors):
     """The product of a list of matrices (the first may be a vector, and the last), left to right."""
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        where = "first" if i == 0 else "last" if i == len(tensors) - 1 else None
+        if (where and t.ndim not in (1, 2)) or (where is None and t.ndim != 2):
+            raise RuntimeError(f"multi_dot(): the {where} tensor must be 1D or 2D but got {t.ndim}D" if where else
+                               f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    for i in range(len(tensors) - 1):
+        a, b = tensors[i], tensors[i + 1]
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
+                               f"{list(b.shape)} cannot be multiplied")
     out = tensors[0]
     for t in tensors[1:]:
         out = _matmul(out, t)

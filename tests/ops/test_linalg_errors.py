@@ -40,6 +40,13 @@ CASES = {
     "tensordot_sizes": lambda lib: lib.tensordot(lib.ones(2, 3), lib.ones(4, 2), 1),
     "inner_sizes": lambda lib: lib.inner(lib.ones(2, 3), lib.ones(4, 2)),
     "multi_dot_one": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3)]),
+    "solve_batches": lambda lib: lib.linalg.solve(lib.randn(2, 3, 3), lib.randn(4, 3, 2)),
+    "cross_batches": lambda lib: lib.linalg.cross(lib.randn(2, 3), lib.randn(4, 3)),
+    "multi_dot_shapes": lambda lib: lib.linalg.multi_dot([lib.randn(2, 3), lib.randn(4, 3)]),
+    "multi_dot_3d": lambda lib: lib.linalg.multi_dot([lib.randn(2, 2, 3), lib.randn(3, 3)]),
+    "multi_dot_middle": lambda lib: lib.linalg.multi_dot([lib.randn(2, 3), lib.randn(3), lib.randn(3, 3)]),
+    "cdist_batches": lambda lib: lib.cdist(lib.randn(2, 3, 4), lib.randn(3, 3, 4)),
+    "vecdot_sizes": lambda lib: lib.linalg.vecdot(lib.randn(2, 3), lib.randn(2, 4)),
     "qr_mode": lambda lib: lib.linalg.qr(lib.ones(2, 3), mode="x"),
     "inv_half": lambda lib: lib.linalg.inv(lib.eye(2).half()),
 }
