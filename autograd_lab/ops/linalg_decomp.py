@@ -22,14 +22,6 @@ class LinAlgError(RuntimeError):
     """A matrix the op cannot work with (singular, not positive-definite): PyTorch's ``torch.linalg.LinAlgError``."""
 
 
-def _batch_prefix(A, bad) -> str:
-    """PyTorch's ``(Batch element i): `` for the first bad matrix of a batch (nothing for a single matrix)."""
-    if A.ndim == 2:
-        return ""
-    first = int(bad.reshape(-1).argmax())
-    return f"(Batch element {first}): "
-
-
 def _zero_pivot(xp, A):
     """Where a partial-pivoting LU (LAPACK's ``getrf``) of each matrix of ``A`` meets its first zero pivot, 1-based,
     0 where none (only run to say why a matrix could not be inverted)."""
@@ -48,9 +40,11 @@ def _zero_pivot(xp, A):
 
 
 def _singular(name: str, xp, A, solver: bool = False):
-    pivots = xp.asarray(_zero_pivot(xp, A))
-    prefix = _batch_prefix(A, pivots != 0) if (pivots != 0).any() else ""
-    k = int(pivots.reshape(-1)[(pivots.reshape(-1) != 0).argmax()]) if (pivots != 0).any() else A.shape[-1]
+    """PyTorch's error for a singular matrix, naming the first one of a batch and where its LU broke down."""
+    pivots = _zero_pivot(xp, A).reshape(-1)
+    first = int((pivots != 0).argmax())  # (0 if rounding hid the zero pivot from this LU)
+    prefix = f"(Batch element {first}): " if A.ndim > 2 else ""
+    k = int(pivots[first]) or A.shape[-1]
     what = "The solver failed because the input matrix is singular." if solver else \
         f"The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."
     return LinAlgError(f"{name}: {prefix}{what} [autograd_lab] shape {list(A.shape)}: an exactly singular matrix has "

@@ -20,6 +20,7 @@ CASES = {
     "inv_singular_batch": lambda lib: lib.linalg.inv(lib.stack([lib.eye(2), lib.tensor(SINGULAR)])),
     "inverse_zeros": lambda lib: lib.inverse(lib.zeros(3, 3)),
     "solve_singular": lambda lib: lib.linalg.solve(lib.tensor(SINGULAR), lib.ones(2)),
+    "solve_singular_batch": lambda lib: lib.linalg.solve(lib.stack([lib.eye(2), lib.tensor(SINGULAR)]), lib.ones(2)),
     "cholesky_indefinite": lambda lib: lib.linalg.cholesky(lib.tensor(INDEFINITE)),
     "cholesky_batch": lambda lib: lib.linalg.cholesky(lib.stack([lib.eye(2), lib.tensor(INDEFINITE)])),
     "det_not_square": lambda lib: lib.linalg.det(lib.ones(3, 4)),
