@@ -142,6 +142,7 @@ from .ops.reductions import (
     sum,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
+from .ops.searching import argwhere, bucketize, count_nonzero, nonzero, searchsorted, unique
 from .ops.shape import (
     broadcast_to,
     chunk,
@@ -161,6 +162,7 @@ from .ops.shape import (
     unflatten,
     unsqueeze,
 )
+from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.variance import std, std_mean, var, var_mean
 from .tensor import Size, Tensor

@@ -20,7 +20,9 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     pointwise,
     reductions,
     scatter_gather,
+    searching,
     shape,
+    sorting,
     split,
     variance,
 )

@@ -36,7 +36,8 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
         raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     dims = tuple(sorted(_wrap_dim(operator.index(d), ndim, op) for d in dim))
     if len(set(dims)) != len(dims):
-        raise RuntimeError(f"{op}: dim {list(dim)} appears multiple times in the list of dims")
+        twice = next(d for d in dims if dims.count(d) > 1)
+        raise RuntimeError(f"{op}: dim {twice} appears multiple times in the list of dims")
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
 
 
@@ -336,8 +337,17 @@ def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg,
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     xp = backend.namespace_of(input._data)
     data = input._data if input.ndim else input._data.reshape(1)
-    indices = Tensor._make(xp.expand_dims(getattr(xp, arg)(data, axis=d), d).astype(xp.int64, copy=False))
-    values = dim_cls.apply(input, dim=d, indices=indices, keepdim=keepdim)
+    indices = xp.expand_dims(getattr(xp, arg)(data, axis=d), d).astype(xp.int64, copy=False)
+    return select_values(dim_cls, input, d, indices, keepdim, result_type)
+
+
+def select_values(cls, input, d: int, indices, keepdim: bool, result_type):
+    """``result_type(values, indices)``: the elements of ``input`` that ``indices`` (int64 array, the input's shape but
+    along ``d``, 1-d for a 0-dim input) select along ``d``, taken by ``cls`` (a ``_ValueSelecting`` op, so the gradient
+    goes back to them); without ``keepdim``, ``d`` is squeezed from both."""
+    xp = backend.namespace_of(indices)
+    indices = Tensor._make(indices)
+    values = cls.apply(input, dim=d, indices=indices, keepdim=keepdim)
     idx = indices._data if keepdim else xp.squeeze(indices._data, axis=d)
     # the indices returned share the saved ones' memory and version: changing them in place is caught in backward
     return result_type(values, Tensor._make(idx.reshape(values.shape), version_counter=indices._vc))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import backend
 from ..autograd.engine import _checked
-from ..autograd.graph import Node, gradient_edge
+from ..autograd.graph import Node, gradient_edge, is_expanded
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..tensor import Tensor
 
@@ -118,7 +118,7 @@ class CopySlices(Node):
     then ``fn``'s other inputs.
     """
 
-    __slots__ = ("fn", "_view_chain", "_fn_output")
+    __slots__ = ("fn", "_view_chain", "_fn_output", "_base_overlaps")
 
     def __init__(self, base: Tensor, view: Tensor, fn: Node, output_nr: int = 0) -> None:
         super().__init__([gradient_edge(base)] + list(fn.next_functions[1:]),
@@ -126,6 +126,7 @@ class CopySlices(Node):
         self.fn = fn
         self._view_chain = view._view_chain
         self._fn_output = output_nr
+        self._base_overlaps = is_expanded(base._data)  # (its elements share memory: backward refuses, as PyTorch's)
         self._saved = fn._saved  # what fn keeps is what this node keeps (and frees)
 
     def name(self) -> str:
@@ -147,6 +148,11 @@ class CopySlices(Node):
         from .pointwise import clone
         if self.fn is None:
             raise RuntimeError(FREED_MESSAGE)
+        if self._base_overlaps:  # PyTorch lays the gradient out as the base and copies into it, which it refuses
+            from .inplace import OVERLAP_MESSAGE
+            raise RuntimeError(OVERLAP_MESSAGE + " [autograd_lab] an in-place write went into a view of expanded "
+                               "memory, where one element stands for several: the gradient through the write "
+                               "is ambiguous. Write into a .clone() of the expanded tensor instead")
         result = clone(grad_outputs[0])
         grad_slice = replay_view(result, self._view_chain)
         fn_grads = [None] * len(self.fn._output_meta)

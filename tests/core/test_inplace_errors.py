@@ -247,6 +247,18 @@ def test_non_overlapping_part_of_an_expanded_view_is_writable():
     run_both(program, _values(2, 3))
 
 
+
+def test_backward_through_a_recorded_write_into_expanded_memory_is_refused_as_in_torch():
+    """The write itself is allowed (the row written has no element twice), but the gradient through it is
+    ambiguous: one memory element stands for a whole column. PyTorch's CopySlices refuses it in backward (found by
+    the differential fuzzer, seed 10139152: ours gave a gradient that missed the other rows)."""
+    def program(m, x):
+        t = m.zeros(3, dtype=m.float64).unsqueeze(0).expand(2, 3).detach()
+        t[1] = x[0]
+        (t * m.arange(6.0, dtype=m.float64).reshape(2, 3)).sum().backward()
+    message = same_error(program, _values(2, 3))
+    assert "clone" in message
+
 @pytest.mark.parametrize("name", ["fill_number", "zero_", "masked_fill_", "index_put_", "fill_tensor", "copy_",
                                   "add_", "uniform_", "normal_", "relu_", "clamp_", "setitem_row", "setitem_all",
                                   "setitem_column"])

@@ -249,6 +249,18 @@ CASES = {
     "LinalgVectorNormBackward0": (SHAPED, "any", [lambda a: a.norm(), lambda a: a.norm(1, 0), lambda a: a.norm(3),
                                                   lambda a: a.norm(float("inf"))]),
     "ConstantPadNdBackward0": (SHAPED, "any", [lambda a: F.pad(a, (1, 2))]),
+    # sorting
+    "SortBackward0": (SHAPED, "any", [lambda a: a.sort(0).values, lambda a: a.sort(-1, descending=True).values,
+                                      lambda a: a.msort()]),
+    "SortBackward1": (SHAPED, "any", [lambda a: a.sort(stable=True, dim=0).values]),
+    "TopkBackward0": (SHAPED, "any", [lambda a: a.topk(2, 0).values, lambda a: a.topk(1, largest=False).values]),
+    "KthvalueBackward0": (SHAPED, "any", [lambda a: a.kthvalue(2, 0).values,
+                                          lambda a: a.kthvalue(1, -1, keepdim=True).values]),
+    "MedianBackward0": (UNARY, "any", [lambda a: a.median(), lambda a: a.round().median()]),
+    "MedianBackward1": (SHAPED, "any", [lambda a: a.median(0).values, lambda a: a.median(-1, keepdim=True).values]),
+    "NanmedianBackward0": (UNARY, "any", [lambda a: a.nanmedian()]),
+    "NanmedianBackward1": (SHAPED, "any", [lambda a: a.nanmedian(-1).values]),
+    "ModeBackward0": (SHAPED, "any", [lambda a: a.mode(0).values, lambda a: a.round().mode(-1, keepdim=True).values]),
 }
 for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
                             ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
