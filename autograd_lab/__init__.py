@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from . import autograd, backend, backends, cuda, data, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
+from . import autograd, backend, backends, cuda, data, linalg, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from ._tensor_str import set_printoptions
 from .autograd.grad_mode import (
     enable_grad,
@@ -72,6 +72,11 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .linalg import _cross as cross
+from .linalg import _qr_legacy as qr
+from .linalg import _svd_legacy as svd
+from .linalg import cholesky, det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
+from .linalg import inv as inverse
 from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
 from .ops.comparison import (
@@ -209,6 +214,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
+from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
 from .tensor import Size, Tensor

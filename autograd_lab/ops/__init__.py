@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     inplace,
     join,
     linalg,
+    linalg_decomp,
     nan_reductions,
     norm,
     pointwise,

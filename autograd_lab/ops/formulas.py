@@ -393,8 +393,69 @@ def unbind(x, dim: int) -> tuple:
     return tuple(_xp(x).moveaxis(x, dim, 0))
 
 
+# -- linear algebra (on the last two dims, batched) ------------------------------------------------------
+def matmul(a, b):
+    """The matrix product, batch dims broadcast."""
+    if _tensor_among((a, b)):
+        return _as_tensor(a) @ _as_tensor(b)
+    return _xp(a).matmul(a, b)
+
+
+def inv(A):
+    """The inverse of each matrix."""
+    return call(_decomp.LinalgInvExBackward0, A)
+
+
+def solve(A, B):
+    """X with A X = B for each matrix (B a batch of matrices)."""
+    if _tensor_among((A, B)):
+        return _decomp.LinalgSolveExBackward0.apply(_as_tensor(A), _as_tensor(B))
+    return _decomp.LinalgSolveExBackward0.forward(_xp(A), A, B)
+
+
+def tril(x, diagonal: int = 0):
+    """The lower triangle of each matrix (on tensors: times a constant mask, so it is recorded)."""
+    if isinstance(x, Tensor):
+        xp = backend.namespace_of(x._data)
+        mask = xp.tri(x.shape[-2], x.shape[-1], diagonal, dtype=x._data.dtype)
+        return x * Tensor._make(mask)
+    return _xp(x).tril(x, diagonal)
+
+
+def eye_like(x):
+    """The identity of each matrix's shape, in ``x``'s dtype (a constant)."""
+    xp = backend.namespace_of(x._data) if isinstance(x, Tensor) else _xp(x)
+    eye = xp.eye(x.shape[-2], x.shape[-1], dtype=x._data.dtype if isinstance(x, Tensor) else x.dtype)
+    return Tensor._make(eye) if isinstance(x, Tensor) else eye
+
+
+def diagonal(x):
+    """The main diagonal of each matrix (its last dim)."""
+    return x.diagonal(0, -2, -1) if isinstance(x, Tensor) else _xp(x).diagonal(x, 0, -2, -1)
+
+
+def diag_embed(v):
+    """Square matrices with ``v`` on their diagonal."""
+    n = v.shape[-1]
+    xp = backend.namespace_of(v._data) if isinstance(v, Tensor) else _xp(v)
+    eye = xp.eye(n, dtype=v._data.dtype if isinstance(v, Tensor) else v.dtype)
+    return unsqueeze(v, -1) * (Tensor._make(eye) if isinstance(v, Tensor) else eye)
+
+
+def cross(a, b, dim: int):
+    """The cross product along ``dim`` (of size 3)."""
+    if _tensor_among((a, b)):
+        return _decomp.LinalgCrossBackward0.apply(_as_tensor(a), _as_tensor(b), dim=dim)
+    return _decomp.LinalgCrossBackward0.forward(_xp(a), a, b, dim=dim)
+
+
+def _as_tensor(x):
+    return x if isinstance(x, Tensor) else Tensor._make(x)
+
+
 # The tensor ops this namespace calls (their modules import this one, so they are bound once all are loaded).
 from . import join as _join  # noqa: E402
 from . import linalg as _linalg  # noqa: E402
+from . import linalg_decomp as _decomp  # noqa: E402
 from . import pointwise as _pointwise  # noqa: E402
 from . import special as _special  # noqa: E402

@@ -31,7 +31,7 @@ API_MODULES = [
     "autograd_lab.nn", "autograd_lab.nn.module", "autograd_lab.nn.functional", "autograd_lab.optim",
     "autograd_lab.data", "autograd_lab.lab", "autograd_lab.lab.stepper", "autograd_lab.lab.protocol", "autograd_lab.models",
     "autograd_lab.course", "autograd_lab.course.check", "autograd_lab.i18n", "autograd_lab.legacy",
-    "autograd_lab.legacy.variable",
+    "autograd_lab.legacy.variable", "autograd_lab.linalg",
 ]
 
 

@@ -379,6 +379,39 @@ for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad
             lambda a, pad=_pad, image=_image: _second(pad, image(a).detach().requires_grad_())])
 
 
+# linear algebra: square matrices made from the (n, k) input, well conditioned, with distinct eigenvalues
+def _spd(a):
+    """A symmetric positive-definite (n, n) matrix that depends on every element of ``a``."""
+    return a @ a.t() + al.tensor(np.diag(np.arange(2.0, 2.0 + 2 * a.shape[0], 2)), dtype=a.dtype)
+
+
+def _square(a):
+    """A well-conditioned (n, n) matrix, not symmetric, that depends on every element of ``a``."""
+    return _spd(a) + a[:, :1] * 0.3
+
+
+def _vectors(a, w):
+    """Two 3-vectors from the elements of ``a`` and ``w``."""
+    return al.cat([a.reshape(-1), w.reshape(-1)])[:6].reshape(2, 3)
+
+
+CASES.update({
+    "LinalgDetBackward0": (MATRIX, "any", [lambda a, w: al.linalg.det(_square(a))]),
+    "LinalgSlogdetBackward0": (MATRIX, "any", [lambda a, w: al.linalg.slogdet(-_square(a))]),
+    "LinalgInvExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.inv(_square(a))]),
+    "LinalgSolveExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.solve(_square(a), a),
+                                               lambda a, w: al.linalg.solve(_square(a), a[:, 0])]),
+    "LinalgCholeskyExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.cholesky(_spd(a)),
+                                                  lambda a, w: al.linalg.cholesky(_spd(a), upper=True)]),
+    "LinalgQrBackward0": (MATRIX, "any", [lambda a, w: al.linalg.qr(a), lambda a, w: al.linalg.qr(a.t())]),
+    "LinalgEighBackward0": (MATRIX, "any", [lambda a, w: al.linalg.eigh(_spd(a)),
+                                            lambda a, w: al.linalg.eigvalsh(_spd(a))]),
+    "LinalgSvdBackward0": (MATRIX, "any", [lambda a, w: al.linalg.svd(_square(a), full_matrices=False),
+                                           lambda a, w: al.linalg.svdvals(a)]),
+    "LinalgCrossBackward0": (MATRIX, "any", [lambda a, w: al.linalg.cross(_vectors(a, w)[:1], _vectors(a, w)[1:])]),
+})
+
+
 def test_every_op_has_a_case():
     ops = {cls.__name__ for cls in _all_ops() if not cls.__name__.startswith("_") and cls.forward is not None}
     assert ops == set(CASES)

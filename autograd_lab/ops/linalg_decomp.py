@@ -1,0 +1,376 @@
+"""Linear algebra on (batches of) matrices: determinants, inverse, solve, and the decompositions.
+
+Each op is named as PyTorch's node (``LinalgDetBackward0``, ``LinalgInvExBackward0``...), takes inputs of shape
+``(..., m, n)`` and works on every matrix of the batch. The derivatives are the standard ones (PyTorch's
+``FunctionsManual.cpp`` computes the same): for ``det`` ``grad * det * A^-T``, for ``inv`` ``-A^-T grad A^-T``,
+for the decompositions the formulas in each class. Ops with several outputs (``slogdet``, ``qr``, ``eigh``,
+``svd``) save their input and recompute the decomposition in backward (deterministic: the same factors), so
+that a formula reads every factor it needs; under ``create_graph`` the recomputation is recorded, so the
+gradient of a gradient follows the factors as PyTorch's saved outputs do.
+
+Where the derivative is not defined (repeated eigenvalues, repeated singular values), the formulas divide by
+zero and give ``inf`` or ``nan``, as PyTorch's do and document.
+"""
+
+from __future__ import annotations
+
+from . import formulas as F
+from ._op import Op
+
+
+class LinAlgError(RuntimeError):
+    """A matrix the op cannot work with (singular, not positive-definite): PyTorch's ``torch.linalg.LinAlgError``."""
+
+
+def _zero_pivot(xp, A):
+    """Where a partial-pivoting LU (LAPACK's ``getrf``) of each matrix of ``A`` meets its first zero pivot, 1-based,
+    0 where none (only run to say why a matrix could not be inverted)."""
+    U = A.reshape((-1,) + A.shape[-2:]).astype(xp.float64)
+    found = xp.zeros(U.shape[0], dtype=int)
+    for b in range(U.shape[0]):
+        M = U[b].copy()
+        for k in range(M.shape[0]):
+            p = k + int(xp.argmax(xp.abs(M[k:, k])))
+            M[[k, p]] = M[[p, k]]
+            if M[k, k] == 0:
+                found[b] = k + 1
+                break
+            M[k + 1:] -= xp.outer(M[k + 1:, k] / M[k, k], M[k])
+    return found.reshape(A.shape[:-2])
+
+
+def _singular(name: str, xp, A, solver: bool = False):
+    """PyTorch's error for a singular matrix, naming the first one of a batch and where its LU broke down."""
+    pivots = _zero_pivot(xp, A).reshape(-1)
+    first = int((pivots != 0).argmax())  # (0 if rounding hid the zero pivot from this LU)
+    prefix = f"(Batch element {first}): " if A.ndim > 2 else ""
+    k = int(pivots[first]) or A.shape[-1]
+    what = "The solver failed because the input matrix is singular." if solver else \
+        f"The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."
+    return LinAlgError(f"{name}: {prefix}{what} [autograd_lab] shape {list(A.shape)}: an exactly singular matrix has "
+                       "no inverse; check it (al.linalg.det, al.linalg.svdvals) or use al.linalg.pinv")
+
+
+def _mT(x):
+    return F.transpose(x, -2, -1)
+
+
+def _trace(x):
+    return F.sum(F.diagonal(x), -1)
+
+
+def _unsq2(x):
+    return F.unsqueeze(F.unsqueeze(x, -1), -1)
+
+
+class LinalgDetBackward0(Op):
+    """out = det(A), per matrix"""
+    saves = ("A", "result")
+
+    def forward(xp, A):
+        return xp.asarray(xp.linalg.det(A)).astype(A.dtype, copy=False)
+
+    def d_A(grad, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is singular
+        return _unsq2(grad) * _cofactors(A, result)
+
+    def f_A(tangent, A, result):  # d det = sum(cofactors * dA) = det * trace(A^-1 dA)
+        if F.any_true(result == 0):
+            return F.sum(_cofactors(A, result) * tangent, (-2, -1))
+        return result * _trace(F.solve(A, tangent))
+
+
+def _cofactors(A, result):
+    """The matrix of cofactors of each matrix, ``det(A) A^-T``; where one is singular, from its SVD ``U S Vh``:
+    ``det(U) det(Vh) U diag(prod of the other singular values) Vh`` (as PyTorch computes it under create_graph)."""
+    if not F.any_true(result == 0):
+        return _unsq2(result) * _mT(F.inv(A))
+    U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
+    square = F.unsqueeze(S, -2) + F.zeros_like(F.unsqueeze(S, -1))
+    others = F.prod(F.where(F.eye_like(square) == 1, 1.0, square), -1)
+    signs = F.call(LinalgDetBackward0, U) * F.call(LinalgDetBackward0, Vh)
+    return _unsq2(signs) * F.matmul(U * F.unsqueeze(others, -2), Vh)
+
+
+class LinalgSlogdetBackward0(Op):
+    """out = ``(sign(det A), log|det A|)``, per matrix; only ``log|det A|`` has a gradient for real matrices"""
+    saves = ("A",)
+
+    def forward(xp, A):
+        sign, logabsdet = xp.linalg.slogdet(A)
+        return xp.asarray(sign).astype(A.dtype, copy=False), xp.asarray(logabsdet).astype(A.dtype, copy=False)
+
+    def d_A(grads, A):
+        if grads[1] is None:
+            return None
+        return _unsq2(grads[1]) * _mT(F.inv(A))
+
+    def f_A(tangent, A):
+        return None, _trace(F.solve(A, tangent))
+
+
+class LinalgInvExBackward0(Op):
+    """out = A^-1, per matrix (PyTorch's ``linalg_inv_ex``: ``inv`` and ``inverse`` record it)"""
+    saves = ("result",)
+
+    def forward(xp, A):
+        try:
+            return xp.linalg.inv(A)
+        except xp.linalg.LinAlgError:
+            raise _singular("linalg.inv", xp, A) from None
+
+    def d_A(grad, result):
+        return -F.matmul(F.matmul(_mT(result), grad), _mT(result))
+
+    def f_A(tangent, result):
+        return -F.matmul(F.matmul(result, tangent), result)
+
+
+class LinalgSolveExBackward0(Op):
+    """out = X with A X = B, per matrix (``vector``: B is a batch of vectors, not of matrices)"""
+    saves = ("A", "result", "vector")
+
+    def forward(xp, A, B, *, vector=False):
+        try:
+            return xp.linalg.solve(A, B[..., None])[..., 0] if vector else xp.linalg.solve(A, B)
+        except xp.linalg.LinAlgError:
+            raise _singular("torch.linalg.solve", xp, A, solver=True) from None
+
+    def backward(grad, A, result, vector, grad_input_mask):
+        g = F.unsqueeze(grad, -1) if vector else grad
+        gB = F.solve(_mT(A), g)  # B's gradient: A^-T grad
+        gA = -F.matmul(gB, _mT(F.unsqueeze(result, -1) if vector else result)) if grad_input_mask[0] else None
+        return gA, (F.squeeze(gB, -1) if vector else gB) if grad_input_mask[1] else None
+
+    def jvp(tangents, A, B, result, vector):  # dX = A^-1 (dB - dA X)
+        dA, dB = tangents
+        X = F.unsqueeze(result, -1) if vector else result
+        out = F.solve(A, (F.unsqueeze(dB, -1) if vector else dB) - F.matmul(dA, X))
+        return F.squeeze(out, -1) if vector else out
+
+
+def _phi(x):
+    """The lower triangle of ``x`` with its diagonal halved."""
+    return F.tril(x, -1) + 0.5 * F.diag_embed(F.diagonal(x))
+
+
+class LinalgCholeskyExBackward0(Op):
+    """out = L, lower triangular with L L^T = A (``upper``: L^T), per symmetric positive-definite matrix"""
+    saves = ("result", "upper")
+
+    def forward(xp, A, *, upper=False):
+        try:
+            L = xp.linalg.cholesky(A)
+        except xp.linalg.LinAlgError:
+            raise _not_positive_definite(xp, A) from None
+        return xp.ascontiguousarray(L.swapaxes(-2, -1)) if upper else L
+
+    def d_A(grad, result, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized
+        L, gL = (_mT(result), _mT(grad)) if upper else (result, grad)
+        inner = F.tril(F.matmul(_mT(L), gL))
+        inner = 0.5 * (inner + _mT(F.tril(inner, -1)))
+        left = F.solve(_mT(L), inner)  # L^-T inner
+        return _mT(F.solve(_mT(L), _mT(left)))  # (L^-T inner) L^-1
+
+    def f_A(tangent, result, upper):  # dL = L Phi(L^-1 dA L^-T)
+        L = _mT(result) if upper else result
+        inner = F.solve(L, _mT(F.solve(L, _mT(tangent))))
+        dL = F.matmul(L, _phi(inner))
+        return _mT(dL) if upper else dL
+
+
+def _not_positive_definite(xp, A):
+    order = A.shape[-1]
+    flat = A.reshape((-1,) + A.shape[-2:])
+    for b in range(flat.shape[0]):
+        for k in range(1, A.shape[-1] + 1):
+            try:
+                xp.linalg.cholesky(flat[b, :k, :k])
+            except xp.linalg.LinAlgError:
+                order = k
+                prefix = "" if A.ndim == 2 else f"(Batch element {b}): "
+                return LinAlgError(
+                    f"linalg.cholesky: {prefix}The factorization could not be completed because the input is not "
+                    f"positive-definite (the leading minor of order {order} is not positive-definite). [autograd_lab] "
+                    f"shape {list(A.shape)}: Cholesky needs a symmetric positive-definite matrix, e.g. X @ X.mT + "
+                    "eps * I")
+    return LinAlgError("linalg.cholesky: The factorization could not be completed because the input is not "
+                       "positive-definite.")
+
+
+class LinalgQrBackward0(Op):
+    """out = (Q, R) with A = Q R, Q with orthonormal columns, R upper triangular (``mode``: 'reduced' or
+    'complete')"""
+    saves = ("A", "mode")
+
+    def forward(xp, A, *, mode="reduced"):
+        return tuple(xp.linalg.qr(A, mode=mode))
+
+    def backward(grads, A, mode):
+        Q, R = F.call(LinalgQrBackward0, A, mode=mode)
+        m, n = A.shape[-2], A.shape[-1]
+        if mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        gQ = F.zeros_like(Q) if grads[0] is None else grads[0]
+        gR = F.zeros_like(R) if grads[1] is None else grads[1]
+        if m >= n:
+            return _qr_tall_backward(gQ, gR, Q, R)
+        # wide: A = [X | Y] with X square, R = [U | V], V = Q^T Y
+        gU, gV = F.split(gR, (m, n - m), -1)
+        _, Y = F.split(A, (m, n - m), -1)
+        U, _ = F.split(R, (m, n - m), -1)
+        gX = _qr_tall_backward(gQ + F.matmul(Y, _mT(gV)), gU, Q, U)
+        return F.cat([gX, F.matmul(Q, gV)], -1)
+
+    def jvp(tangents, A, mode, result):
+        (dA,) = tangents
+        Q, R = result
+        m, n = A.shape[-2], A.shape[-1]
+        if m >= n:
+            return _qr_tall_jvp(dA, Q, R)
+        dX, dY = F.split(dA, (m, n - m), -1)
+        _, Y = F.split(A, (m, n - m), -1)
+        U, V = F.split(R, (m, n - m), -1)
+        dQ, dU = _qr_tall_jvp(dX, Q, U)
+        dV = F.matmul(_mT(dQ), Y) + F.matmul(_mT(Q), dY)
+        return dQ, F.cat([dU, dV], -1)
+
+
+def _right_solve_upper(X, R):
+    """X R^-T: the product with the inverse transpose of a square ``R``, by a solve."""
+    return _mT(F.solve(R, _mT(X)))
+
+
+def _qr_tall_backward(gQ, gR, Q, R):
+    """gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q (m >= n), copyltu copying the lower triangle up."""
+    M = F.matmul(R, _mT(gR)) - F.matmul(_mT(gQ), Q)
+    copyltu = F.tril(M) + _mT(F.tril(M, -1))
+    return _right_solve_upper(gQ + F.matmul(Q, copyltu), R)
+
+
+def _qr_tall_jvp(dA, Q, R):
+    """dR = (C - Omega) R, dQ = (dA - Q dR) R^-1, with C = Q^T dA R^-1 and Omega its skew part from the lower
+    triangle."""
+    dA_Rinv = _mT(F.solve(_mT(R), _mT(dA)))
+    C = F.matmul(_mT(Q), dA_Rinv)
+    low = F.tril(C, -1)
+    dR = F.matmul(C - low + _mT(low), R)
+    dQ = dA_Rinv - F.matmul(Q, _mT(F.solve(_mT(R), _mT(dR))))
+    return dQ, dR
+
+
+class LinalgEighBackward0(Op):
+    """out = (L, V) with A = V diag(L) V^T, L ascending, per symmetric matrix (``UPLO``: the triangle read)"""
+    saves = ("A", "UPLO")
+
+    def forward(xp, A, *, UPLO="L"):
+        values, vectors = xp.linalg.eigh(A, UPLO=UPLO)
+        return values, vectors
+
+    def backward(grads, A, UPLO):
+        gL, gV = grads
+        L, V = F.call(LinalgEighBackward0, A, UPLO=UPLO)
+        if gV is None:  # only the eigenvalues: V diag(gL) V^T
+            return F.matmul(V * F.unsqueeze(gL, -2), _mT(V))
+        VgV = F.matmul(_mT(V), gV)
+        VgV = 0.5 * (VgV - _mT(VgV))  # projected on the skew-symmetric matrices
+        inner = VgV / _gaps(L)
+        if gL is not None:
+            inner = inner + F.diag_embed(gL)
+        return F.matmul(V, F.matmul(inner, _mT(V)))
+
+    def jvp(tangents, A, UPLO, result):
+        (dA,) = tangents
+        L, V = result
+        inner = F.matmul(_mT(V), F.matmul(dA, V))
+        return F.diagonal(inner), F.matmul(V, inner / _gaps(L) * (1 - F.eye_like(inner)))
+
+
+def _gaps(values):
+    """E[i, j] = values[j] - values[i], with 1 on the diagonal (where the formulas read nothing)."""
+    E = F.unsqueeze(values, -2) - F.unsqueeze(values, -1)
+    return E + F.eye_like(E)
+
+
+class LinalgSvdBackward0(Op):
+    """out = (U, S, Vh) with A = U diag(S) Vh, S descending (``full_matrices=False``: the reduced factors)"""
+    saves = ("A", "full_matrices")
+
+    def forward(xp, A, *, full_matrices=False):
+        U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+        return U, S, Vh
+
+    def backward(grads, A, full_matrices):
+        U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
+        gU, gS, gVh = grads
+        if full_matrices:  # the columns of U (rows of Vh) past min(m, n) are arbitrary: their gradients are dropped
+            k = S.shape[-1]
+            gU = None if gU is None else F.split(gU, (k, gU.shape[-1] - k), -1)[0] if gU.shape[-1] > k else gU
+            gVh = None if gVh is None else F.split(gVh, (k, gVh.shape[-2] - k), -2)[0] if gVh.shape[-2] > k else gVh
+        return _svd_backward((gU, gS, gVh), U, S, Vh)
+
+    def jvp(tangents, A, full_matrices, result):
+        (dA,) = tangents
+        U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
+        dP = F.matmul(_mT(U), F.matmul(dA, _mT(Vh)))
+        dS = F.diagonal(dP)
+        if full_matrices:
+            return None, dS, None
+        E = _gaps(S * S)
+        Sr, Sc = F.unsqueeze(S, -2), F.unsqueeze(S, -1)
+        off = 1 - F.eye_like(E)
+        dU_in = (dP * Sr + Sc * _mT(dP)) / E * off
+        dV_in = (Sc * dP + _mT(dP) * Sr) / E * off
+        dU = F.matmul(U, dU_in) + F.matmul(dA, _mT(Vh)) / Sr - F.matmul(U, dP) / Sr
+        V = _mT(Vh)
+        dV = F.matmul(V, dV_in) + F.matmul(_mT(dA), U) / Sr - F.matmul(V, _mT(dP)) / Sr
+        return dU, dS, _mT(dV)
+
+
+def _svd_backward(grads, U, S, Vh):
+    """PyTorch's ``svd_backward`` for real matrices (reduced factors)."""
+    gU, gS, gVh = grads
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        return F.matmul(U * F.unsqueeze(gS, -2), Vh)
+    E = _gaps(S * S)
+    Sr, Sc = F.unsqueeze(S, -2), F.unsqueeze(S, -1)
+    inner = F.zeros_like(E)
+    if gU is not None:
+        UgU = F.matmul(_mT(U), gU)
+        inner = inner + (UgU - _mT(UgU)) * Sr / E
+    if gVh is not None:
+        VgV = F.matmul(Vh, _mT(gVh))
+        inner = inner + Sc * (VgV - _mT(VgV)) / E
+    if gS is not None:
+        inner = inner + F.diag_embed(gS)
+    k = S.shape[-1]
+    if m > k and gU is not None:
+        gUS = gU / Sr
+        outer = F.matmul(U, inner) + gUS - F.matmul(U, F.matmul(_mT(U), gUS))
+        return F.matmul(outer, Vh)
+    if n > k and gVh is not None:
+        gVS = gVh / Sc
+        outer = F.matmul(inner, Vh) + gVS - F.matmul(F.matmul(gVS, _mT(Vh)), Vh)
+        return F.matmul(U, outer)
+    return F.matmul(U, F.matmul(inner, Vh))
+
+
+class LinalgCrossBackward0(Op):
+    """out = self x other along ``dim`` (of size 3), broadcast"""
+    saves = ("dim", "other", "self")
+
+    def forward(xp, self, other, *, dim=-1):
+        a, b = xp.broadcast_arrays(self, other)
+        return xp.cross(a, b, axis=dim)
+
+    def d_self(grad, dim, other):
+        return F.cross(other, grad, dim)
+
+    def d_other(grad, dim, self):
+        return F.cross(grad, self, dim)
+
+    def f_self(tangent, dim, other):
+        return F.cross(tangent, other, dim)
+
+    def f_other(tangent, dim, self):
+        return F.cross(self, tangent, dim)
