@@ -174,8 +174,10 @@ class ReluBackward0(Op):
         # (benchmarks/NOTES.md, "what stayed"). The zeros take the input's layout (a transposed input gives a
         # transposed result, as the scalar form and PyTorch give); calloc's zeros where that is row-major.
         # The zeros come first: where the two are equal, maximum gives its second operand, so -0.0 stays
-        # -0.0, as PyTorch's relu keeps it.
-        out = xp.zeros(self.shape, dtype) if self.flags.c_contiguous else xp.zeros_like(self)
+        # -0.0, as PyTorch's relu keeps it. (An expanded input, with zero strides, gives a row-major result, as in
+        # PyTorch; NumPy's zeros_like would order its dims column-major.)
+        row_major = self.flags.c_contiguous or 0 in self.strides
+        out = xp.zeros(self.shape, dtype) if row_major else xp.zeros_like(self)
         return xp.maximum(out, self, out=out)
 
     def d_self(grad, result):

@@ -252,6 +252,16 @@ def test_ops_whose_torch_kernel_makes_a_contiguous_result_do_so_here(op):
 
 
 
+@pytest.mark.parametrize("op", ["relu", "exp", "neg"])
+def test_an_op_on_an_expanded_input_gives_a_row_major_result_as_torch(op):
+    """(relu's zeros took NumPy's zeros_like layout, column-major for a zero stride: view then failed where PyTorch's
+    succeeds, fuzzer seed 11087671)"""
+    results = []
+    for m in (al, torch):
+        out = getattr(m.tensor([-1.5, 2.0, -0.5], dtype=m.float64).expand(2, 3), op)()
+        results.append((out.is_contiguous(), out.view(6).tolist()))
+    assert results[0] == results[1]
+
 def test_those_ops_keep_a_0_dim_input_0_dim():
     for m in (al, torch):
         x = m.tensor(1.0, dtype=m.float64)
