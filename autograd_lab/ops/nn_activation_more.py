@@ -52,7 +52,7 @@ class HardtanhBackward0(Op):
         return xp.clip(self, min_val, max_val).astype(self.dtype, copy=False)
 
     def d_self(grad, max_val, min_val, self):
-        return formulas.where((self > min_val) & (self < max_val), grad, 0.0)
+        return formulas.where((self <= min_val) | (self >= max_val), 0.0, grad)  # (NaN passes grad, as in PyTorch)
 
     f_self = d_self
 
@@ -90,7 +90,9 @@ def _elu_grad(grad, values, alpha, scale, input_scale, is_result):
     if is_result:
         negative = grad * (input_scale * (values + alpha * scale))
     else:
-        negative = grad * (input_scale * alpha * scale) * formulas.exp(values * input_scale)
+        # (exp of the negative part only: differentiated again under create_graph, as PyTorch's elu_double_backward,
+        # the derivative is 0 at x = 0, masked by x < 0, though this one takes the negative side there)
+        negative = grad * (input_scale * alpha * scale) * formulas.exp(formulas.where(values < 0, values, 0.0) * input_scale)
     return formulas.where(values > 0, grad * scale, negative)
 
 
@@ -202,6 +204,13 @@ def _softplus(x, beta=1.0):
     return (formulas.clamp_min(z, 0) + formulas.log1p(formulas.exp(-formulas.abs(z)))) / beta
 
 
+def _softplus_smooth(x):
+    """log(1 + exp(x)) written with no kink: under create_graph autograd differentiates it (in mish's derivative), and
+    _softplus's max(x, 0) + log1p(exp(-abs(x))) has two at 0, where its derivative came out 1, not sigmoid(0) = 0.5.
+    Above 40, exp(x) would grow without end and the value is x to the last bit."""
+    return formulas.where(x > 40, x, formulas.log1p(formulas.exp(formulas.where(x > 40, 40.0, x))))
+
+
 class SiluBackward0(Op):
     """out = x * sigmoid(x)"""
     saves = ("self",)
@@ -224,7 +233,7 @@ class MishBackward0(Op):
         return self * xp.tanh(_softplus(self))
 
     def d_self(grad, self):
-        t = formulas.tanh(_softplus(self))
+        t = formulas.tanh(_softplus_smooth(self))
         return grad * (t + self * formulas.sigmoid(self) * (1 - t * t))
 
     f_self = d_self

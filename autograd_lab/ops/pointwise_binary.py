@@ -116,12 +116,18 @@ class XlogyBackward0(Op):
         return special.xlogy(xp, self, other)
 
     def d_self(grad, other, self):
-        return grad * F.xlogy(self != 0, other)
+        return _d_xlogy_self(grad, self, other)
 
     def d_other(grad, other, self):
         return grad * self / other
 
     f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
+
+def _d_xlogy_self(grad, self, other):
+    """The derivative of self * log(other) for self: grad * log(other), except 0 where self is 0 and other <= 0,
+    where log(other) is not a number (PyTorch's formula, in its derivatives.yaml)."""
+    return F.where((self == 0) & (other <= 0), 0.0, F.xlogy(grad, other))
 
 
 class XlogyBackward1(Op):
@@ -145,7 +151,7 @@ class XlogyBackward2(Op):
         return special.xlogy(xp, self, xp.asarray(other, dtype=self.dtype))
 
     def d_self(grad, other, self):
-        return grad * F.cast_like(F.xlogy(self != 0, F.zeros_like(grad) + other), grad)
+        return _d_xlogy_self(grad, self, F.zeros_like(grad) + other)
 
     f_self = d_self  # element-wise: the forward derivative is the backward one
 

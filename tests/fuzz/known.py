@@ -39,7 +39,7 @@ def _tensors(gen, facts) -> list:
     return [gen.shadow[n] for n in names if isinstance(gen.shadow.get(n), gen.torch.Tensor)]
 
 
-POLE = r"reciprocal|log|sqrt|rsqrt|pow\(-|pow\(0\.5|\*\* 1\.5|/|\.div|\*\* [xtc]\d|\*\* \{|2\.0 \*\*"
+POLE = r"reciprocal|log|sqrt|rsqrt|pow\(-|pow\(0\.5|\*\* 1\.5|/|\.div|\*\* [xtc]\d|\*\* \{|2\.0 \*\*|atan2|copysign"
 
 
 def _views_will_require_grad(gen, facts) -> bool:
@@ -61,6 +61,11 @@ def _operand_shares_memory(gen, facts) -> bool:
     return target.numel() > 0 and any((itself or o is not target) and o.numel()
                                       and o.untyped_storage().data_ptr() == memory for o in _tensors(gen, facts))
 
+
+def _has_ties(t) -> bool:
+    """Whether a tensor holds two equal values (NaNs count as equal: sort puts them together)."""
+    values = t.detach().flatten().nan_to_num(nan=float("inf"))
+    return values.unique().numel() < values.numel()
 
 def _one_raises(side: str, message: str, earlier: str = "") -> Callable:
     """Accepts an error of ``side`` ("al" or "torch") alone whose message matches ``message``, in a program
@@ -90,12 +95,13 @@ KNOWN: list[KnownDifference] = [
         explains=_one_raises("torch", "derivative for aten::floor_divide is not implemented")),
     KnownDifference(
         "only what a derivative reads is saved", "PyTorch raises",
-        "gather saves its index and the input's shape, and rounded division (div with rounding_mode, //) saves "
-        "nothing, since their gradients read no input values; PyTorch saves the inputs, so writing into one in "
-        "place before backward raises a version error in PyTorch only (autograd_lab's gradient is right)",
+        "gather and cummax save their indices and the input's shape, aminmax its input only (not its results), and "
+        "rounded division (div with rounding_mode, //) saves nothing, since their gradients read no more; PyTorch "
+        "saves the inputs (and aminmax's results), so writing into one in place before backward raises a version "
+        "error in PyTorch only (autograd_lab's gradient is right)",
         "deliberate",
         explains=_one_raises("torch", r"modified by an inplace operation|Output \d+ of \w+ is a view and its base",
-                             earlier=r"\.gather\(|rounding_mode|//")),
+                             earlier=r"\.gather\(|rounding_mode|//|\.cummax\(|aminmax\(")),
     KnownDifference(
         "masked_fill_ and index_put_ into expanded memory", "autograd_lab raises",
         "t.expand(2, 3).masked_fill_(mask, 0.25): PyTorch deprecates these writes (it warns and writes); "
@@ -129,6 +135,14 @@ KNOWN: list[KnownDifference] = [
             r"\.(contiguous|view|reshape|flatten|view_as)\(", facts.get("text", "")) is not None
         and not gen.tensor(facts["name"]).is_contiguous() and not gen.tensor(facts["name"])._is_view()
         or step == "matmul" and any(not t.is_contiguous() and not t._is_view() for t in _tensors(gen, facts))),
+    KnownDifference(
+        "which of tied values sort puts first", "not generated",
+        "sort(stable=False) of a slice with equal values: PyTorch's CPU sort is not stable from 16 elements on, and "
+        "PyTorch documents no order for ties; autograd_lab's is stable. The sorted values agree, but the gradient "
+        "of each position goes back to a different one of the tied elements, so sort of a tensor with ties is not "
+        "generated",
+        "deliberate", avoid=lambda gen, step, facts: ".sort(" in facts.get("text", "")
+        and _has_ties(gen.tensor(facts["name"]))),
     KnownDifference(
         "the sign of an exact zero a kernel chooses", "not generated",
         "M.tensor([[-1.95], [-1.0]]).mm(M.zeros(1, 2)) is -0.0 in PyTorch (its mm with an inner size of 1), +0.0 in its "
@@ -165,6 +179,10 @@ v.add_(1.0)""",
     "the layout of an op's result whose operands have different layouts": f"""
 x = M.ones((2, 3), {F64}).t()
 y = (x * M.ones((3, 2), {F64})).view(-1)""",
+    "which of tied values sort puts first": f"""
+x = M.tensor([2.0] * 9 + [1.0] * 9, {F64}, requires_grad=True)
+(x.sort(descending=True).values * M.arange(18.0, {F64})).sum().backward()
+g = x.grad""",
     "the sign of an exact zero a kernel chooses": f"""
 y = M.tensor([[-1.95], [-1.0]], {F64}).mm(M.tensor([[0.0, 0.0]], {F64}))
 z = y.reciprocal()""",

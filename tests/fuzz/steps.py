@@ -19,6 +19,13 @@ UNARY = [
     "{a}.pow(-1)", "{a}.pow(3)", "{a}.pow(0)", "{a} ** 1.5", "2.0 ** {a}", "{a} * 2.5", "{a} + 1", "1 - {a}",
     "{a} / 4", "3 / {a}", "{a}.clone()", "{a}.contiguous()", "{a}.softmax({d})", "{a}.log_softmax({d})",
     "M.nn.functional.gelu({a})", "M.nn.functional.relu({a})", "M.sigmoid({a})", "M.exp({a})", "M.abs({a})",
+    # (the families added on 2026-11-25: pointwise math, scans, shifts, sorting, nn activations)
+    "{a}.expm1()", "{a}.log2()", "M.log10({a})", "{a}.exp2()", "{a}.atan()", "{a}.sinh()", "{a}.asinh()",
+    "{a}.sinc()", "{a}.frac()", "{a}.nan_to_num()", "{a}.cumsum({d})", "{a}.cumprod({d})",
+    "{a}.roll(1, {d})", "{a}.sort({d}).values", "{a}.sort({d}, descending=True).values", "{a}.cummax({d}).values",
+    "{a}.triu(1)", "M.tril({a})", "M.nn.functional.silu({a})", "M.nn.functional.softplus({a})",
+    "M.nn.functional.elu({a})", "M.nn.functional.mish({a})",
+    "M.nn.functional.logsigmoid({a})", "M.nn.functional.hardswish({a})",
 ]
 
 BINARY = [
@@ -26,6 +33,8 @@ BINARY = [
     "M.where({a} > {b}, {a}, {b})", "M.where({a} > 0, {b}, {a})", "{a} % {b}", "{a} // {b}", "M.add({a}, {b}, alpha=2)",
     "{a}.sub({b}, alpha=0.5)", "M.mul({a}, {b})", "{a}.div({b}, rounding_mode='trunc')",
     "M.clamp({a}, min={b})", "M.clamp({a}, max={b})", "M.fmod({a}, {b})", "{a}.fmod(-1.5)",
+    "M.atan2({a}, {b})", "M.hypot({a}, {b})", "M.logaddexp({a}, {b})", "M.xlogy({a}, {b})",
+    "M.lerp({a}, {b}, 0.3)", "M.addcmul({a}, {a}, {b}, value=0.5)",
 ]
 
 REDUCTIONS = [
@@ -35,6 +44,7 @@ REDUCTIONS = [
     "{a}.std({d})", "{a}.var({d}, correction=0)", "{a}.var(unbiased=False)", "{a}.logsumexp({d})", "{a}.norm()",
     "{a}.norm(p=1)", "{a}.norm(dim={d})", "{a}.argmax()", "{a}.argmin({d})", "{a}.sum(({d}, {e}))",
     "M.nn.functional.mse_loss({a}, {a}.detach() * 0.5)", "{a}.all()", "{a}.any({d})",
+    "{a}.nansum()", "{a}.median()", "{a}.trace()", "{a}.aminmax().max",
 ]
 
 INPLACE = [

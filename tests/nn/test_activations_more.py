@@ -191,3 +191,16 @@ def test_nodes_keep_what_torchs_keep(name):
             np.testing.assert_allclose(mine.detach().numpy(), torchs.detach().numpy(), rtol=1e-12)
         else:
             assert mine == pytest.approx(torchs), n
+
+
+@pytest.mark.parametrize("name", ["mish", "elu", "selu", "celu"])
+def test_second_derivatives_at_zero_are_torchs(name):
+    """Double backward at x = 0 exactly: mish's derivative read through a kinked softplus gave 1 for sigmoid(0), and
+    elu's second derivative there is 0 in PyTorch (its elu_double_backward masks x < 0). Found by the fuzzer."""
+    results = []
+    for m in (al, torch):
+        x = m.tensor([0.0, -0.5, 0.75], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(getattr(m.nn.functional, name)(x).sum(), x, create_graph=True)
+        (gg,) = m.autograd.grad((g * g).sum(), x)
+        results.append(gg.tolist())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)

@@ -196,3 +196,16 @@ def test_aminmax_matches_torch_ties_included():
         al.aminmax(al.tensor([]))
     with pytest.raises(IndexError, match="aminmax: Expected reduction dim 1 to have non-zero size"):
         al.aminmax(al.zeros(2, 0), dim=1)
+
+
+@pytest.mark.parametrize("other", ["tensor", 0.25, -1.0, 0.0])
+def test_xlogy_gradient_for_self_at_zero_is_torchs(other):
+    """PyTorch's rule: xlogy(grad, other), except 0 where self is 0 and other <= 0 (the fuzzer found ours 0 wherever
+    self was 0)."""
+    grads = []
+    for m in (al, torch):
+        x = m.tensor([0.0, 0.0, 0.0, 1.0, 2.0], dtype=m.float64, requires_grad=True)
+        y = m.tensor([0.25, -1.0, 0.0, 0.0, -2.0], dtype=m.float64) if other == "tensor" else other
+        m.xlogy(x, y).sum().backward()
+        grads.append(x.grad.tolist())
+    np.testing.assert_array_equal(grads[0], grads[1])
