@@ -44,7 +44,7 @@ REDUCTIONS = [
     "{a}.std({d})", "{a}.var({d}, correction=0)", "{a}.var(unbiased=False)", "{a}.logsumexp({d})", "{a}.norm()",
     "{a}.norm(p=1)", "{a}.norm(dim={d})", "{a}.argmax()", "{a}.argmin({d})", "{a}.sum(({d}, {e}))",
     "M.nn.functional.mse_loss({a}, {a}.detach() * 0.5)", "{a}.all()", "{a}.any({d})",
-    "{a}.nansum()", "{a}.median()", "{a}.trace()", "{a}.aminmax().max",
+    "{a}.nansum()", "{a}.median()", "{a}.trace()",
 ]
 
 INPLACE = [

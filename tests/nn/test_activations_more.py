@@ -204,3 +204,13 @@ def test_second_derivatives_at_zero_are_torchs(name):
         (gg,) = m.autograd.grad((g * g).sum(), x)
         results.append(gg.tolist())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+def test_hardswish_gradient_at_its_ends_is_torchs():
+    """PyTorch 2.13 gives 0 at x = -3 and 1 at x = 3 (ours had the middle formula at both ends: fuzzer seed 20004725)."""
+    grads = []
+    for m in (al, torch):
+        x = m.tensor([-3.0, 3.0, -2.9, 2.9, 0.0], dtype=m.float64, requires_grad=True)
+        m.nn.functional.hardswish(x).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
