@@ -256,8 +256,8 @@ class LogSigmoidBackward0(Op):
     """out = log(sigmoid(x)) = -softplus(-x)"""
     saves = ("self",)
 
-    def forward(xp, self):
-        return -_softplus(-self)
+    def forward(xp, self):  # (as PyTorch's kernel writes it: +0.0 at +inf, where -softplus(-x) gives -0.0)
+        return xp.minimum(self, 0) - xp.log1p(xp.exp(-xp.abs(self)))
 
     def d_self(grad, self):
         return grad * formulas.sigmoid(-self)
@@ -319,8 +319,8 @@ class HardswishBackward0(Op):
         return (self * xp.clip(self + 3, 0, 6) / 6).astype(self.dtype, copy=False)
 
     def d_self(grad, self):
-        middle = formulas.where(self < 3, grad * (self / 3 + 0.5), grad)  # (PyTorch 2.13's ends: 0 at -3, 1 at 3)
-        return formulas.where(self <= -3, 0.0, middle)
+        upper = formulas.where(self >= 3, grad, grad * (self / 3 + 0.5))  # (PyTorch 2.13's ends: 0 at -3, 1 at 3,
+        return formulas.where(self <= -3, 0.0, upper)  # and NaN at NaN)
 
     f_self = d_self
 

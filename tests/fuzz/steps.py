@@ -25,7 +25,7 @@ UNARY = [
     "{a}.roll(1, {d})", "{a}.sort({d}).values", "{a}.sort({d}, descending=True).values", "{a}.cummax({d}).values",
     "{a}.triu(1)", "M.tril({a})", "M.nn.functional.silu({a})", "M.nn.functional.softplus({a})",
     "M.nn.functional.elu({a})", "M.nn.functional.mish({a})",
-    "M.nn.functional.logsigmoid({a})", "M.nn.functional.hardswish({a})",
+    "M.nn.functional.logsigmoid({a})",
 ]
 
 BINARY = [

@@ -214,3 +214,12 @@ def test_hardswish_gradient_at_its_ends_is_torchs():
         m.nn.functional.hardswish(x).sum().backward()
         grads.append(x.grad.tolist())
     assert grads[0] == grads[1]
+
+
+def test_logsigmoid_at_the_infinities_keeps_torchs_signs():
+    """+0.0 at +inf, as PyTorch's kernel (-softplus(-x) gave -0.0, whose reciprocal is -inf: fuzzer seed 21018459)."""
+    values = []
+    for m in (al, torch):
+        x = m.tensor([float("inf"), float("-inf"), 0.0, -30.0, 30.0], dtype=m.float64)
+        values.append([repr(v) for v in m.nn.functional.logsigmoid(x).tolist()])
+    assert values[0] == values[1]
