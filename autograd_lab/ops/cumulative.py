@@ -70,7 +70,9 @@ class CumprodBackward0(Op):
         past_the_zero = formulas.where(first_zero, 1.0, self)  # the product of the others, for the first zero
         others = formulas.call(CumprodBackward0, past_the_zero, dim=dim, dtype=None)
         at_zero = formulas.where(first_zero, _reverse_cumsum(grad * others, dim), 0.0)
-        return formulas.where(before, _reverse_cumsum(grad * result, dim) / safe, at_zero)
+        # (before the first zero, only the products before it count, as in PyTorch: the later ones are 0, and an
+        # infinite gradient there must not make 0 * inf = NaN of them)
+        return formulas.where(before, _reverse_cumsum(formulas.where(before, grad * result, 0.0), dim) / safe, at_zero)
 
     def f_self(tangent, dim, result, self):
         if self.ndim == 0 or self.shape[dim] == 1:

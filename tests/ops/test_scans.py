@@ -128,3 +128,14 @@ ERRORS = [
 @pytest.mark.parametrize("fn, error", ERRORS)
 def test_errors_match_torch(fn, error):
     same_error(torch, fn, error)
+
+
+def test_cumprod_gradient_before_a_zero_ignores_the_products_past_it():
+    """Past the first zero every product is 0; an infinite gradient there (log of the product) must not turn the
+    earlier elements' gradient into NaN: PyTorch sums only the products before the zero (fuzzer seed 22016532)."""
+    grads = []
+    for m in (al, torch):
+        x = m.tensor([[-0.5, 2.0], [0.0, 0.5], [-1.0, 3.0]], dtype=m.float64, requires_grad=True)
+        m.log10(x.cumprod(0)).sum().backward()
+        grads.append(x.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)  # (inf and 0 where torch has them, no NaN)
