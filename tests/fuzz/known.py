@@ -148,9 +148,9 @@ KNOWN: list[KnownDifference] = [
         "M.tensor([[-1.95], [-1.0]]).mm(M.zeros(1, 2)) is -0.0 in PyTorch (its mm with an inner size of 1), +0.0 in its "
         "bmm, addmm and mv, and NumPy's kernels choose otherwise; M.maximum, M.minimum and M.clamp against a tensor "
         "return either zero on a tie of +0 and -0 (PyTorch's vectorized loop the bound, its scalar loop, which runs "
-        "a tensor's last few elements, the input). After a function with a pole at 0 (1/x, log, sqrt's gradient) "
-        "the sign decides between +inf and -inf. autograd_lab does not copy each kernel's choice, so such functions "
-        "of these values are not generated",
+        "a tensor's last few elements, the input), and so do the reductions amin, amax, min and max. After a "
+        "function with a pole at 0 (1/x, log, sqrt's gradient) the sign decides between +inf and -inf. autograd_lab "
+        "does not copy each kernel's choice, so such functions of these values are not generated",
         "deliberate", avoid=lambda gen, step, facts: step != "matmul" and re.search(POLE, facts.get("text", ""))
         is not None and gen.zero_sign_by_kernel(facts.get("text", "") + " " + str(facts.get("name", "")))),
 ]

@@ -50,8 +50,9 @@ class Program:
 
 
 # maximum, minimum and clamp against a tensor: on a tie of +0 and -0 PyTorch's vectorized loop returns the bound and
-# its scalar loop (a tensor's tail) the input, so the sign of such a zero depends on the tensor's length
-TIES = re.compile(r"M\.(maximum|minimum)\(|M\.clamp\([^)]*\b(min|max)=[xtc]\d")
+# its scalar loop (a tensor's tail) the input, so the sign of such a zero depends on the tensor's length; the
+# reductions amin, amax, min and max pick either zero of such a tie too (NumPy's the last, PyTorch's the first)
+TIES = re.compile(r"M\.(maximum|minimum)\(|M\.clamp\([^)]*\b(min|max)=[xtc]\d|\.(amin|amax|min|max)\(")
 
 @dataclass
 class Var:
