@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from .. import backend
 from ..tensor import Tensor
 
-__all__ = ["OpError", "broadcast_message", "function_name", "mixed_devices_message", "op_failed"]
+__all__ = ["OpError", "broadcast_message", "function_name", "mixed_devices_message", "no_kernel", "op_failed"]
 
 
 class OpError(RuntimeError):
@@ -26,6 +27,13 @@ def function_name(cls) -> str:
     name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
+
+
+def no_kernel(kernel: str, dtype, advice: str) -> NotImplementedError:
+    """PyTorch's error for a dtype an op has no kernel for (``"frac_cpu" not implemented for 'Long'``), then what to
+    do; ``dtype`` an ``al.dtype`` or a NumPy one."""
+    name = backend.kernel_type_name(dtype if isinstance(dtype, backend.dtype) else backend.from_np(dtype))
+    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\' [autograd_lab] {advice}')
 
 def _describe(value) -> str:
     if isinstance(value, Tensor):

@@ -17,6 +17,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
+from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .reductions import _ValueSelecting, select_values
 
@@ -206,8 +207,7 @@ def logcumsumexp(input, dim):
     """``log(cumsum(exp(input), dim))``, computed without overflow; floating dtypes only, as in PyTorch."""
     d = _wrap_dim(dim, input.ndim, "logcumsumexp")
     if not input.is_floating_point():
-        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{input.dtype._legacy_name[:-6]}\' '
-                                  "[autograd_lab] convert first: t.float().logcumsumexp(dim)")
+        raise no_kernel("logcumsumexp_out_cpu", input.dtype, "convert first: t.float().logcumsumexp(dim)")
     return LogcumsumexpBackward0.apply(input, dim=d)
 
 

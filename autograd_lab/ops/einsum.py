@@ -245,8 +245,8 @@ def einsum(*args) -> Tensor:
         if not isinstance(x, Tensor):
             raise TypeError(f"einsum(): operand {k} must be a Tensor, not {type(x).__name__}")
         if x.dtype is not operands[0].dtype:
-            raise RuntimeError(f"expected scalar type {operands[0].dtype._legacy_name[:-6]} but found "
-                               f"{x.dtype._legacy_name[:-6]} [autograd_lab] einsum: give every operand one dtype, "
+            raise RuntimeError(f"expected scalar type {backend.kernel_type_name(operands[0].dtype)} but found "
+                               f"{backend.kernel_type_name(x.dtype)} [autograd_lab] einsum: give every operand one dtype, "
                                "e.g. b.to(a.dtype)")
     shapes = [tuple(x.shape) for x in operands]
     lettered = _lettered(equation, shapes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from .. import backend
 from ..tensor import Tensor
 from . import formulas as F
 from ._args import checked
@@ -71,7 +72,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if not input.is_floating_point():
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{input.dtype._legacy_name[:-6]} [autograd_lab] convert first, e.g. x.double()")
+                           f"{backend.kernel_type_name(input.dtype)} [autograd_lab] convert first, e.g. x.double()")
     count = _sum(~input.detach().isnan(), dim, keepdim)
     return nansum(input, dim, keepdim) / count
 

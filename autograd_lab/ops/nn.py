@@ -71,7 +71,7 @@ def _float_input(input: Tensor, dtype, name: str) -> Tensor:
     if dtype is not None:
         return input.to(dtype)
     if not input.is_floating_point():
-        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'{input.dtype._legacy_name[:-6]}\' '
+        raise RuntimeError(f'"{name}_lastdim_kernel_impl" not implemented for \'{backend.kernel_type_name(input.dtype)}\' '
                            f"[autograd_lab] {name} needs a floating tensor: call .float() first, or pass dtype=")
     return input
 

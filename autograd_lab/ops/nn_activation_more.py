@@ -12,9 +12,11 @@ formula given the tangent (``f_self = d_self``).
 
 from __future__ import annotations
 
+from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
+from ._errors import no_kernel
 from ._op import Op
 from .inplace import _run_inplace
 from .nn import SoftmaxBackward0, _float_input, _softmax_dim
@@ -34,8 +36,7 @@ _NEGATIVE_ALPHA_IN_PLACE = (
 def _floating(input: Tensor, kernel: str) -> None:
     """PyTorch's error for an integer or bool input (its kernels are written for floating types only)."""
     if not input.is_floating_point():
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy_name[:-6]}\' [autograd_lab] '
-                                  f"{kernel.rsplit('_', 1)[0]} needs a floating tensor: call .float() first")
+        raise no_kernel(kernel, input.dtype, f"{kernel.rsplit('_', 1)[0]} needs a floating tensor: call .float() first")
 
 
 def _in_place(op, input: Tensor, name: str, **settings) -> Tensor:
@@ -379,7 +380,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     _floating(input, "softshrink_check")
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype "
-                           f"{input.dtype._legacy_name[:-6]}, but found {lambd:g} [autograd_lab] softshrink: lambd is "
+                           f"{backend.kernel_type_name(input.dtype)}, but found {lambd:g} [autograd_lab] softshrink: lambd is "
                            "the width of the band set to 0, use a non-negative value")
     return SoftshrinkBackward0.apply(input, lambd=lambd)
 

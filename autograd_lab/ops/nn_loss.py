@@ -147,7 +147,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     """Negative log likelihood of the target classes, given log-probabilities (class dim 1, or 0 if 1-D)."""
     _check_reduction(reduction)
     if target.is_floating_point():
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype._legacy_name[:-6]} [autograd_lab] "
+        raise RuntimeError(f"expected scalar type Long but found {backend.kernel_type_name(target.dtype)} [autograd_lab] "
                            "nll_loss: target holds class indices; convert it with target.long()")
     shape, data = input._data.shape, target._data
     expected = shape[:1] + shape[2:] if len(shape) != 1 else ()
@@ -197,7 +197,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         weight_view = weight if input.ndim == 1 else _channel_view(weight, input.ndim)
     if target.is_floating_point():
         if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._legacy_name[:-6]} "
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {backend.kernel_type_name(target.dtype)} "
                                f"[autograd_lab] cross_entropy: class-index targets must be integers (target.long()); "
                                f"probability targets must have the input's shape {list(input.shape)}, got "
                                f"{list(target.shape)}")

@@ -13,10 +13,12 @@ import math
 import warnings
 from numbers import Number
 
+from .. import backend
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
+from ._errors import no_kernel
 from ._op import Op
 from .nn_loss import _check_reduction, _loss_tangent, _mean_scale, _reduce, _warn_broadcast
 from .pointwise import where
@@ -116,8 +118,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 def _floating_pair(input: Tensor, target: Tensor, kernel: str) -> None:
     """PyTorch's error where neither tensor is floating (its kernels are written for floating types only)."""
     if not (input.is_floating_point() or target.is_floating_point()):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._legacy_name[:-6]}\' [autograd_lab] '
-                                  "convert the tensors first, e.g. input.float()")
+        raise no_kernel(kernel, input.dtype, "convert the tensors first, e.g. input.float()")
 
 
 def _legacy(size_average, reduce, reduction: str) -> str:
@@ -156,7 +157,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
                            "This input cannot have requires_grad True. [autograd_lab] pass target.detach()")
     if not input.is_floating_point():
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype._legacy_name[:-6]} "
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {backend.kernel_type_name(input.dtype)} "
                            "[autograd_lab] soft_margin_loss takes floating scores: call input.float() first")
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"soft_margin_loss: expected target of shape {list(input.shape)}, got "

@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from . import formulas as F
 from . import special
 from ._args import checked
+from ._errors import no_kernel
 from ._op import Op
 from .arithmetic import _operand
 from .arithmetic import pow as _pow
@@ -27,8 +28,7 @@ def _no_integers(cls_name: str, kernel: str, *inputs) -> None:
         return
     for x in inputs:
         if isinstance(x, Tensor):
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{x.dtype._legacy_name[:-6]}' [autograd_lab] "
-                                      f"{cls_name} is for floating-point tensors: convert first, e.g. x.double()")
+            raise no_kernel(kernel, x.dtype, f"{cls_name} is for floating-point tensors: convert first, e.g. x.double()")
 
 
 def _reciprocal_norm(self, other):
@@ -313,8 +313,8 @@ def float_power(input, exponent):
 
 def _same_dtype(name: str, input, other, what: str) -> None:
     if isinstance(other, Tensor) and other.dtype is not input.dtype:
-        raise RuntimeError(f"expected dtype {input.dtype._legacy_name[:-6].lower()} for `{what}` but got dtype "
-                           f"{other.dtype._legacy_name[:-6].lower()} [autograd_lab] {name} takes tensors of one dtype: "
+        raise RuntimeError(f"expected dtype {backend.kernel_type_name(input.dtype).lower()} for `{what}` but got dtype "
+                           f"{backend.kernel_type_name(other.dtype).lower()} [autograd_lab] {name} takes tensors of one dtype: "
                            f"convert them first, e.g. {what}.to(input.dtype)")
 
 
@@ -370,7 +370,7 @@ arctan2 = atan2
 def _float_power_in_place(input, exponent):
     """float_power's values for ``float_power_``: only a float64 tensor can hold them (PyTorch's check)."""
     if input.dtype is not backend.float64:
-        raise RuntimeError(f"the base given to float_power_ has dtype {input.dtype._legacy_name[:-6]} but the "
+        raise RuntimeError(f"the base given to float_power_ has dtype {backend.kernel_type_name(input.dtype)} but the "
                            "operation's result requires dtype Double [autograd_lab] convert it first: x = x.double()")
     return float_power(input, exponent)
 

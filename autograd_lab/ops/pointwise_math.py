@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from . import formulas as F
 from . import special
 from ._args import checked
+from ._errors import no_kernel
 from ._op import Op
 from .inplace import _method
 from .nn import ErfBackward0
@@ -266,8 +267,7 @@ class FracBackward0(Op):
 
     def forward(xp, self):
         if self.dtype.kind in "biu":
-            raise NotImplementedError(f"\"frac_cpu\" not implemented for '{backend.from_np(self.dtype)._legacy_name[:-6]}'"
-                                      " [autograd_lab] frac is for floating-point tensors: convert first, e.g. x.double()")
+            raise no_kernel("frac_cpu", self.dtype, "frac is for floating-point tensors: convert first, e.g. x.double()")
         return self - xp.trunc(self)
 
     def d_self(grad):
