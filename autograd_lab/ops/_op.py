@@ -24,8 +24,9 @@ class is defined. Each formula is written once, in the namespace of :mod:`autogr
 and runs on arrays or on tensors (see there). A formula never undoes broadcasting: the engine sums
 each gradient down to its input's shape, in one place.
 
-*Saved values* (``saves``) are input names (kept as version-checked ``SavedTensor`` records), ``result``
-(the output, kept without a reference cycle), ``<input>_sym_sizes`` / ``_sym_strides`` / ``_sym_numel``
+*Saved values* (``saves``) are input names (kept as version-checked ``SavedTensor`` records), output names
+(kept without a reference cycle: ``result`` for an op's one output, or the names in ``outputs``, PyTorch's, for
+an op that returns several, as ``outputs = ("Q", "R")``), ``<input>_sym_sizes`` / ``_sym_strides`` / ``_sym_numel``
 (an input's shape, strides in elements, element count), or keyword parameters of ``forward``. An input
 is saved only if a derivative that reads it will run: ``a * 3`` with ``a`` requiring grad does not keep
 ``a``, as in PyTorch. Keyword
@@ -76,6 +77,7 @@ class Op(Node):
     is_view = False  # outputs share memory and version counter with the first input
     promotes = False  # inputs are promoted to a common dtype first (PyTorch's rules); "float": and to floating
     tensor_params: tuple = ()  # keyword parameters given as tensors that get no gradient (module docstring)
+    outputs: tuple = ("result",)  # forward's outputs, by the names ``saves`` and the formulas use for them
     # Read from the definition when the class is created (``_read_definition``):
     _inputs: tuple = ()  # forward's positional parameters: the op's inputs
     _keyword_defaults: dict = {}  # forward's keyword parameters that have defaults (a saved one left out reads it)
@@ -121,7 +123,7 @@ class Op(Node):
         if edges is not None:  # record: one node, the grad_fn of every output
             node = cls(edges, output_meta(data if multi else (data,)))
             if cls._save_plan:
-                node._saved = _saved_for(cls, edges, inputs, outputs[0], params)
+                node._saved = _saved_for(cls, edges, inputs, outputs, params)
             for out in outputs:
                 out._grad_fn = node
         if _dual.level is not None:  # forward-mode AD: the outputs' tangents, by the op's forward rule
@@ -244,9 +246,9 @@ def _read_definition(cls) -> None:
     positions[_MASK] = len(cls.saves)
     cls._formulas = tuple(_bound(fn, [positions[n] for n in names]) for fn, names in zip(formulas, reads))
     cls._save_plan = tuple(_plan_entry(cls, name, keywords, reads) for name in cls.saves)
-    cls._tensor_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan) if kind in ("input", "result"))
+    cls._tensor_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan) if kind in ("input", "output"))
     cls._record_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan)
-                                  if kind in ("input", "result", "tensor_param"))
+                                  if kind in ("input", "output", "tensor_param"))
     _op_forward.read_forward_rule(cls)
 
 
@@ -280,8 +282,8 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
     """How to save ``name``: ``(name, kind, key, readers)``; ``readers``, for an input or a tensor parameter, are the
     inputs whose derivative reads it (it is saved only if one of them needs a gradient), ``None`` for "always"."""
     readers = None if cls.backward is not None else tuple(i for i, names in enumerate(reads) if name in names)
-    if name == "result":
-        return (name, "result", 0, None)
+    if name in cls.outputs:
+        return (name, "output", cls.outputs.index(name), None)
     if name in cls._inputs:
         return (name, "input", cls._inputs.index(name), readers)
     base, _, what = name.rpartition("_sym_")
@@ -291,8 +293,8 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
         return (name, "tensor_param", name, readers)
     if name in keywords:
         return (name, "param", name, None)
-    raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, 'result', an input's "
-                    "_sym_sizes/_sym_strides/_sym_numel nor a keyword parameter of forward")
+    raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, an output (outputs: "
+                    f"{cls.outputs}), an input's _sym_sizes/_sym_strides/_sym_numel nor a keyword parameter of forward")
 
 
 # -- the steps of apply --------------------------------------------------------------------------
@@ -349,7 +351,7 @@ def _edges(inputs) -> tuple | None:
     return tuple(edges) if recording else None
 
 
-def _saved_for(cls, edges, inputs, result, params) -> tuple:
+def _saved_for(cls, edges, inputs, outputs, params) -> tuple:
     """What a new node keeps, in ``saves`` order: ``None`` for an input that no derivative that will run reads
     (PyTorch's undefined saved variable: ``_saved_<name>`` reads None)."""
     saved = []
@@ -360,8 +362,8 @@ def _saved_for(cls, edges, inputs, result, params) -> tuple:
                 value = None
             elif isinstance(value, Tensor):
                 value = SavedTensor(value, False, name)
-        elif kind == "result":
-            value = SavedTensor(result, True, name)
+        elif kind == "output":
+            value = SavedTensor(outputs[key], True, name)
         elif kind == "sizes":
             value = tuple(inputs[key]._data.shape)
         elif kind == "strides":  # in elements, as PyTorch counts them

@@ -74,8 +74,8 @@ def _getters(cls, fn) -> list:
         base, _, what = name.rpartition("_sym_")
         if name in cls._inputs:
             getters.append(lambda inputs, params, result, i=cls._inputs.index(name): inputs[i])
-        elif name == "result":
-            getters.append(lambda inputs, params, result: result)
+        elif name in cls.outputs:  # (``result``: the output, or all of them for an op that returns several)
+            getters.append(_output_getter(cls.outputs.index(name), len(cls.outputs) > 1))
         elif name in keywords:
             default = keywords[name]
             getters.append(lambda inputs, params, result, name=name, default=default: params.get(name, default))
@@ -83,9 +83,16 @@ def _getters(cls, fn) -> list:
             getters.append(_size_getter(cls._inputs.index(base), what))
         else:
             raise TypeError(f"{cls.__name__}.{fn.__name__} takes '{name}', which is neither an input of forward, "
-                            "'result', a keyword parameter of forward nor an input's _sym_sizes/_sym_strides/_sym_numel: "
+                            f"an output {cls.outputs}, a keyword parameter of forward nor an input's "
+                            "_sym_sizes/_sym_strides/_sym_numel: "
                             "a forward rule's parameters after the tangent are bound by name")
     return getters
+
+
+def _output_getter(i: int, named: bool):
+    if named:  # one of the outputs named in ``outputs``
+        return lambda inputs, params, result: result[i]
+    return lambda inputs, params, result: result
 
 
 def _size_getter(i: int, what: str):
@@ -167,7 +174,8 @@ def propagate(cls, inputs: tuple, params: dict, outputs: list) -> None:
         if tangent is not None and out._data.dtype.kind == "f":
             forward_ad.set_tangent(out, fitted(tangent, out))
     node = outputs[0]._grad_fn
-    if node.__class__ is cls and "result" in cls.saves:  # (its backward rebuilds the output: it needs the tangent)
+    if node.__class__ is cls and any(name in cls.outputs for name in cls.saves):  # (its backward rebuilds a saved
+        # output from its values: it needs the tangent too)
         forward_ad.remember_output_tangents(node, tuple(out._fw_grad for out in outputs))
 
 

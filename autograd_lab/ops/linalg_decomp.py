@@ -3,10 +3,11 @@
 Each op is named as PyTorch's node (``LinalgDetBackward0``, ``LinalgInvExBackward0``...), takes inputs of shape
 ``(..., m, n)`` and works on every matrix of the batch. The derivatives are the standard ones (PyTorch's
 ``FunctionsManual.cpp`` computes the same): for ``det`` ``grad * det * A^-T``, for ``inv`` ``-A^-T grad A^-T``,
-for the decompositions the formulas in each class. Ops with several outputs (``slogdet``, ``qr``, ``eigh``,
-``svd``) save their input and recompute the decomposition in backward (deterministic: the same factors), so
-that a formula reads every factor it needs; under ``create_graph`` the recomputation is recorded, so the
-gradient of a gradient follows the factors as PyTorch's saved outputs do.
+for the decompositions the formulas in each class. The decompositions save their factors (``outputs`` names
+them as PyTorch does: ``Q``, ``R``; ``eigenvalues``, ``eigenvectors``; ``U``, ``S``, ``Vh``), so that
+``qr(A).Q.grad_fn._saved_Q`` is there to read, and an in-place change of a factor before ``backward()`` is an
+error; under ``create_graph`` a saved factor unpacks with this node as its ``grad_fn``, so the gradient of a
+gradient follows the factors.
 
 Where the derivative is not defined (repeated eigenvalues, repeated singular values), the formulas divide by
 zero and give ``inf`` or ``nan``, as PyTorch's do and document.
@@ -93,7 +94,8 @@ def _cofactors(A, result):
 
 class LinalgSlogdetBackward0(Op):
     """out = ``(sign(det A), log|det A|)``, per matrix; only ``log|det A|`` has a gradient for real matrices"""
-    saves = ("A",)
+    outputs = ("sign", "logabsdet")
+    saves = ("A",)  # (PyTorch also keeps the LU factors it computed det from; here backward inverts A)
 
     def forward(xp, A):
         sign, logabsdet = xp.linalg.slogdet(A)
@@ -110,7 +112,8 @@ class LinalgSlogdetBackward0(Op):
 
 class LinalgInvExBackward0(Op):
     """out = A^-1, per matrix (PyTorch's ``linalg_inv_ex``: ``inv`` and ``inverse`` record it)"""
-    saves = ("result",)
+    outputs = ("inverse",)
+    saves = ("inverse",)
 
     def forward(xp, A):
         try:
@@ -118,11 +121,11 @@ class LinalgInvExBackward0(Op):
         except xp.linalg.LinAlgError:
             raise _singular("linalg.inv", xp, A) from None
 
-    def d_A(grad, result):
-        return -F.matmul(F.matmul(_mT(result), grad), _mT(result))
+    def d_A(grad, inverse):
+        return -F.matmul(F.matmul(_mT(inverse), grad), _mT(inverse))
 
-    def f_A(tangent, result):
-        return -F.matmul(F.matmul(result, tangent), result)
+    def f_A(tangent, inverse):
+        return -F.matmul(F.matmul(inverse, tangent), inverse)
 
 
 class LinalgSolveExBackward0(Op):
@@ -155,7 +158,8 @@ def _phi(x):
 
 class LinalgCholeskyExBackward0(Op):
     """out = L, lower triangular with L L^T = A (``upper``: L^T), per symmetric positive-definite matrix"""
-    saves = ("result", "upper")
+    outputs = ("L",)
+    saves = ("L", "upper")
 
     def forward(xp, A, *, upper=False):
         try:
@@ -164,15 +168,15 @@ class LinalgCholeskyExBackward0(Op):
             raise _not_positive_definite(xp, A) from None
         return xp.ascontiguousarray(L.swapaxes(-2, -1)) if upper else L
 
-    def d_A(grad, result, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized
-        L, gL = (_mT(result), _mT(grad)) if upper else (result, grad)
+    def d_A(grad, L, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized (L: the lower factor)
+        L, gL = (_mT(L), _mT(grad)) if upper else (L, grad)
         inner = F.tril(F.matmul(_mT(L), gL))
         inner = 0.5 * (inner + _mT(F.tril(inner, -1)))
         left = F.solve(_mT(L), inner)  # L^-T inner
         return _mT(F.solve(_mT(L), _mT(left)))  # (L^-T inner) L^-1
 
-    def f_A(tangent, result, upper):  # dL = L Phi(L^-1 dA L^-T)
-        L = _mT(result) if upper else result
+    def f_A(tangent, L, upper):  # dL = L Phi(L^-1 dA L^-T)
+        L = _mT(L) if upper else L
         inner = F.solve(L, _mT(F.solve(L, _mT(tangent))))
         dL = F.matmul(L, _phi(inner))
         return _mT(dL) if upper else dL
@@ -200,36 +204,34 @@ def _not_positive_definite(xp, A):
 class LinalgQrBackward0(Op):
     """out = (Q, R) with A = Q R, Q with orthonormal columns, R upper triangular (``mode``: 'reduced' or
     'complete')"""
-    saves = ("A", "mode")
+    outputs = ("Q", "R")
+    saves = ("Q", "R", "mode")
 
     def forward(xp, A, *, mode="reduced"):
         return tuple(xp.linalg.qr(A, mode=mode))
 
-    def backward(grads, A, mode):
-        Q, R = F.call(LinalgQrBackward0, A, mode=mode)
-        m, n = A.shape[-2], A.shape[-1]
+    def backward(grads, Q, R, mode):
+        m, n = Q.shape[-2], R.shape[-1]
         if mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         gQ = F.zeros_like(Q) if grads[0] is None else grads[0]
         gR = F.zeros_like(R) if grads[1] is None else grads[1]
         if m >= n:
             return _qr_tall_backward(gQ, gR, Q, R)
-        # wide: A = [X | Y] with X square, R = [U | V], V = Q^T Y
+        # wide: A = [X | Y] with X square, R = [U | V], so X = Q U and Y = Q V
         gU, gV = F.split(gR, (m, n - m), -1)
-        _, Y = F.split(A, (m, n - m), -1)
-        U, _ = F.split(R, (m, n - m), -1)
-        gX = _qr_tall_backward(gQ + F.matmul(Y, _mT(gV)), gU, Q, U)
+        U, V = F.split(R, (m, n - m), -1)
+        gX = _qr_tall_backward(gQ + F.matmul(F.matmul(Q, V), _mT(gV)), gU, Q, U)
         return F.cat([gX, F.matmul(Q, gV)], -1)
 
-    def jvp(tangents, A, mode, result):
+    def jvp(tangents, Q, R):
         (dA,) = tangents
-        Q, R = result
-        m, n = A.shape[-2], A.shape[-1]
+        m, n = Q.shape[-2], R.shape[-1]
         if m >= n:
             return _qr_tall_jvp(dA, Q, R)
         dX, dY = F.split(dA, (m, n - m), -1)
-        _, Y = F.split(A, (m, n - m), -1)
         U, V = F.split(R, (m, n - m), -1)
+        Y = F.matmul(Q, V)
         dQ, dU = _qr_tall_jvp(dX, Q, U)
         dV = F.matmul(_mT(dQ), Y) + F.matmul(_mT(Q), dY)
         return dQ, F.cat([dU, dV], -1)
@@ -260,15 +262,16 @@ def _qr_tall_jvp(dA, Q, R):
 
 class LinalgEighBackward0(Op):
     """out = (L, V) with A = V diag(L) V^T, L ascending, per symmetric matrix (``UPLO``: the triangle read)"""
-    saves = ("A", "UPLO")
+    outputs = ("eigenvalues", "eigenvectors")
+    saves = ("eigenvalues", "eigenvectors")
 
     def forward(xp, A, *, UPLO="L"):
         values, vectors = xp.linalg.eigh(A, UPLO=UPLO)
         return values, vectors
 
-    def backward(grads, A, UPLO):
+    def backward(grads, eigenvalues, eigenvectors):
         gL, gV = grads
-        L, V = F.call(LinalgEighBackward0, A, UPLO=UPLO)
+        L, V = eigenvalues, eigenvectors
         if gV is None:  # only the eigenvalues: V diag(gL) V^T
             return F.matmul(V * F.unsqueeze(gL, -2), _mT(V))
         VgV = F.matmul(_mT(V), gV)
@@ -278,9 +281,9 @@ class LinalgEighBackward0(Op):
             inner = inner + F.diag_embed(gL)
         return F.matmul(V, F.matmul(inner, _mT(V)))
 
-    def jvp(tangents, A, UPLO, result):
+    def jvp(tangents, eigenvalues, eigenvectors):
         (dA,) = tangents
-        L, V = result
+        L, V = eigenvalues, eigenvectors
         inner = F.matmul(_mT(V), F.matmul(dA, V))
         return F.diagonal(inner), F.matmul(V, inner / _gaps(L) * (1 - F.eye_like(inner)))
 
@@ -293,24 +296,25 @@ def _gaps(values):
 
 class LinalgSvdBackward0(Op):
     """out = (U, S, Vh) with A = U diag(S) Vh, S descending (``full_matrices=False``: the reduced factors)"""
-    saves = ("A", "full_matrices")
+    outputs = ("U", "S", "Vh")
+    saves = ("full_matrices", "U", "S", "Vh")
 
     def forward(xp, A, *, full_matrices=False):
         U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
         return U, S, Vh
 
-    def backward(grads, A, full_matrices):
-        U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
+    def backward(grads, full_matrices, U, S, Vh):
         gU, gS, gVh = grads
         if full_matrices:  # the columns of U (rows of Vh) past min(m, n) are arbitrary: their gradients are dropped
             k = S.shape[-1]
-            gU = None if gU is None else F.split(gU, (k, gU.shape[-1] - k), -1)[0] if gU.shape[-1] > k else gU
-            gVh = None if gVh is None else F.split(gVh, (k, gVh.shape[-2] - k), -2)[0] if gVh.shape[-2] > k else gVh
+            U, gU = _leading(U, k, -1), _leading(gU, k, -1)
+            Vh, gVh = _leading(Vh, k, -2), _leading(gVh, k, -2)
         return _svd_backward((gU, gS, gVh), U, S, Vh)
 
-    def jvp(tangents, A, full_matrices, result):
+    def jvp(tangents, full_matrices, U, S, Vh):
         (dA,) = tangents
-        U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
+        k = S.shape[-1]
+        U, Vh = _leading(U, k, -1), _leading(Vh, k, -2)
         dP = F.matmul(_mT(U), F.matmul(dA, _mT(Vh)))
         dS = F.diagonal(dP)
         if full_matrices:
@@ -324,6 +328,13 @@ class LinalgSvdBackward0(Op):
         V = _mT(Vh)
         dV = F.matmul(V, dV_in) + F.matmul(_mT(dA), U) / Sr - F.matmul(V, _mT(dP)) / Sr
         return dU, dS, _mT(dV)
+
+
+def _leading(x, k: int, dim: int):
+    """The first ``k`` entries of ``x`` along ``dim`` (``x`` itself if it has no more; None stays None)."""
+    if x is None or x.shape[dim] == k:
+        return x
+    return F.split(x, (k, x.shape[dim] - k), dim)[0]
 
 
 def _svd_backward(grads, U, S, Vh):

@@ -37,21 +37,30 @@ def _shared(grad, self, extreme, dim, keepdim):
 
 class AminmaxBackward0(Op):
     """(min, max) over a dim or all: each output's gradient shared evenly by the elements tied at it"""
-    saves = ("dim", "keepdim", "self")
+    outputs = ("min", "max")
+    saves = ("dim", "keepdim", "max", "min", "self")
 
     def forward(xp, self, *, dim, keepdim):
-        return (xp.asarray(xp.min(self, axis=dim, keepdims=keepdim)),
-                xp.asarray(xp.max(self, axis=dim, keepdims=keepdim)))
+        dims = _reduced(dim, self.ndim)
+        return (xp.asarray(xp.min(self, axis=dims, keepdims=keepdim)),
+                xp.asarray(xp.max(self, axis=dims, keepdims=keepdim)))
 
-    def d_self(grad, dim, keepdim, self):
+    def d_self(grad, dim, keepdim, max, min, self):
         low, high = grad
-        parts = [_shared(g, self, extreme(self, dim), dim, keepdim)
-                 for g, extreme in ((low, F.amin), (high, F.amax)) if g is not None]
+        dims = _reduced(dim, len(self.shape))
+        parts = [_shared(g, self, _restore(extreme, self.shape, dims, keepdim), dims, keepdim)
+                 for g, extreme in ((low, min), (high, max)) if g is not None]
         return parts[0] if len(parts) == 1 else parts[0] + parts[1]
 
-    def f_self(tangent, dim, keepdim, self):  # each output: the mean of its tied elements' tangents
-        return tuple(F.sum(_shared(F.ones_like(extreme(self, dim)), self, extreme(self, dim), dim, True) * tangent,
-                           dim, keepdim) for extreme in (F.amin, F.amax))
+    def f_self(tangent, dim, keepdim, max, min, self):  # each output: the mean of its tied elements' tangents
+        dims = _reduced(dim, len(self.shape))
+        kept = [_restore(extreme, self.shape, dims, keepdim) for extreme in (min, max)]
+        return tuple(F.sum(_shared(F.ones_like(e), self, e, dims, True) * tangent, dims, keepdim) for e in kept)
+
+
+def _reduced(dim, ndim: int) -> tuple:
+    """The dims ``aminmax`` reduces: ``dim`` (an int, as PyTorch saves it), or all of them for ``None``."""
+    return tuple(range(ndim)) if dim is None else (dim % ndim,) if ndim else ()
 
 
 # -- front-end functions ------------------------------------------------------------------------
@@ -91,7 +100,8 @@ def aminmax(input, *, dim=None, keepdim=False):
         if input.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size. [autograd_lab] every slice "
                              "needs at least one element")
-    return MinMax(*AminmaxBackward0.apply(input, dim=dims, keepdim=keepdim))
+    return MinMax(*AminmaxBackward0.apply(input, dim=None if dim is None else dims[0] if dims else dim,
+                                          keepdim=keepdim))
 
 
 def _bind() -> None:

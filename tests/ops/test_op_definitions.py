@@ -89,3 +89,47 @@ def test_an_input_no_running_derivative_reads_is_not_saved():
         a.add_(1)
     y.sum().backward()
     assert a.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_an_op_with_several_outputs_saves_them_by_their_names():
+    """``outputs`` names what ``forward`` returns; ``saves`` and the formulas use those names, in any order."""
+    class _SplitSignBackward0(Op):
+        outputs = ("magnitude", "sign")
+        saves = ("sign", "magnitude")
+
+        def forward(xp, self):
+            return xp.abs(self), xp.sign(self)
+
+        def d_self(grad, magnitude, sign):
+            g_magnitude, _ = grad
+            return g_magnitude * sign + 0 * magnitude
+
+    x = al.tensor([-2.0, 3.0], requires_grad=True)
+    magnitude, sign = _SplitSignBackward0.apply(x)
+    node = magnitude.grad_fn
+    assert al.equal(node._saved_sign, sign) and al.equal(node._saved_magnitude, magnitude)
+    assert node._raw_saved_sign.output_nr == 1 and node._raw_saved_sign.is_output
+    magnitude.sum().backward()
+    assert x.grad.tolist() == [-1.0, 1.0]
+
+
+def test_an_output_changed_in_place_before_backward_is_a_version_error():
+    x = al.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    eigenvalues, eigenvectors = al.linalg.eigh(x)
+    eigenvectors.mul_(2)
+    with pytest.raises(RuntimeError, match=r"output 1 of LinalgEigh, is at version 1; expected version 0"):
+        eigenvalues.sum().backward()
+
+
+def test_saves_naming_an_output_the_op_does_not_have_is_refused():
+    with pytest.raises(TypeError, match=r"_PairBackward0.saves names 'third', which is neither an input, an output "
+                                        r"\(outputs: \('first', 'second'\)\)"):
+        class _PairBackward0(Op):  # noqa: F841
+            outputs = ("first", "second")
+            saves = ("third",)
+
+            def forward(xp, self):
+                return self, self
+
+            def d_self(grad):
+                return grad[0]
