@@ -35,6 +35,13 @@ CONFIGS = [
     ("ASGD", dict(lr=0.05), dict(maximize=True, t0=0)),
     ("Rprop", dict(), dict(etas=(0.3, 1.5), step_sizes=(1e-3, 0.05), maximize=True)),
     ("Rprop", dict(lr=0.05, step_sizes=(1e-4, 0.1)), dict()),
+    # the optimizers autograd_lab had before, over the same 25 steps
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True), dict(weight_decay=0.1, nesterov=False, dampening=0.5)),
+    ("SGD", dict(lr=0.05), dict(momentum=0.5, maximize=True)),
+    ("Adam", dict(lr=0.01, amsgrad=True), dict(betas=(0.5, 0.9), weight_decay=0.1)),
+    ("Adam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True), dict(decoupled_weight_decay=False)),
+    ("AdamW", dict(lr=0.01), dict(amsgrad=True, weight_decay=0.3, maximize=True)),
+    ("RMSprop", dict(lr=0.01, centered=True), dict(momentum=0.5, alpha=0.9, weight_decay=0.05)),
 ]
 IDS = [f"{name}-{i}" for i, (name, _, _) in enumerate(CONFIGS)]
 
@@ -172,7 +179,8 @@ def test_invalid_hyperparameters_raise_torch_errors(lib):
         optim.Adagrad([w], fused=True, foreach=True)
 
 
-@pytest.mark.parametrize("name", ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+@pytest.mark.parametrize("name", ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SGD", "Adam",
+                                  "AdamW", "RMSprop"])
 def test_implementation_switches(name):
     """``foreach`` is accepted and kept in the groups (one loop computes every choice); ``differentiable`` and
     ``capturable`` cannot be honoured by an update on raw arrays, and say so."""
@@ -182,7 +190,7 @@ def test_implementation_switches(name):
         assert cls([w], foreach=foreach).param_groups[0]["foreach"] is foreach
     with pytest.raises(RuntimeError, match="differentiable=True is not supported"):
         cls([w], differentiable=True)
-    if name != "Adagrad":
+    if name not in ("Adagrad", "SGD"):  # (they have no capturable option)
         with pytest.raises(RuntimeError, match="capturable=True is not supported"):
             cls([w], capturable=True)
     theirs = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)]).param_groups[0]
