@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.inplace import writable_array
 from ..tensor import Tensor
@@ -46,12 +47,13 @@ class LBFGS(Optimizer):
         super().add_param_group(param_group)
 
     # -- the parameters as one flat vector ------------------------------------------------------
-    def _flat_grad(self) -> np.ndarray:
-        """All gradients in one vector (zeros for a parameter without one)."""
-        return np.concatenate([np.zeros(p.numel(), p._data.dtype) if p.grad is None else p.grad._data.reshape(-1)
+    def _flat_grad(self):
+        """All gradients in one vector (zeros for a parameter without one), on the parameters' device."""
+        xp = backend.namespace_of(self._params[0]._data)
+        return xp.concatenate([xp.zeros(p.numel(), p._data.dtype) if p.grad is None else p.grad._data.reshape(-1)
                                for p in self._params])
 
-    def _move(self, step, direction: np.ndarray) -> None:
+    def _move(self, step, direction) -> None:
         """``p.add_(step * direction)``, each parameter its slice of the flat ``direction``."""
         offset = 0
         for param in self._params:
@@ -60,7 +62,7 @@ class LBFGS(Optimizer):
             param._vc.bump("add_")
             offset += data.size
 
-    def _set(self, arrays: list[np.ndarray]) -> None:
+    def _set(self, arrays: list) -> None:
         for param, values in zip(self._params, arrays):
             writable_array(param, "copy_")[...] = values
             param._vc.bump("copy_")
@@ -91,7 +93,7 @@ class LBFGS(Optimizer):
 
     def _iterate(self, closure, group: dict, state: dict, loss: float) -> None:
         flat_grad = self._flat_grad()
-        if np.abs(flat_grad).max() <= group["tolerance_grad"]:
+        if abs(flat_grad).max() <= group["tolerance_grad"]:
             return  # already optimal
         memory = _History.load(state, group["history_size"])
         evals = 1
@@ -106,7 +108,7 @@ class LBFGS(Optimizer):
             memory.prev_flat_grad = flat_grad.copy()
             memory.prev_loss = loss
             if state["n_iter"] == 1:
-                memory.t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * group["lr"]
+                memory.t = min(1.0, 1.0 / abs(flat_grad).sum()) * group["lr"]
             else:
                 memory.t = group["lr"]
             slope = flat_grad.dot(memory.d)  # the directional derivative
@@ -117,8 +119,8 @@ class LBFGS(Optimizer):
             evals += used
             state["func_evals"] += used
             if (n_iter == group["max_iter"] or evals >= group["max_eval"]
-                    or (used and np.abs(flat_grad).max() <= group["tolerance_grad"])
-                    or np.abs(memory.d * memory.t).max() <= group["tolerance_change"]
+                    or (used and abs(flat_grad).max() <= group["tolerance_grad"])
+                    or abs(memory.d * memory.t).max() <= group["tolerance_change"]
                     or abs(loss - memory.prev_loss) < group["tolerance_change"]):
                 break
         memory.save(state)
@@ -174,7 +176,7 @@ class _History:
     def reset(self) -> None:
         self.old_dirs, self.old_stps, self.ro, self.H_diag = [], [], [], 1
 
-    def remember(self, y: np.ndarray, s: np.ndarray) -> None:
+    def remember(self, y, s) -> None:
         """Keep the pair if it has positive curvature (``y.s > 1e-10``), forgetting the oldest past ``size``."""
         ys = y.dot(s)
         if ys > 1e-10:
@@ -185,7 +187,7 @@ class _History:
             self.ro.append(1.0 / ys)
             self.H_diag = ys / y.dot(y)
 
-    def direction(self, flat_grad: np.ndarray) -> np.ndarray:
+    def direction(self, flat_grad):
         """The two-loop recursion: ``-H g`` for the inverse Hessian ``H`` the pairs describe."""
         if self.al is None:
             self.al = [None] * self.size
@@ -201,11 +203,14 @@ class _History:
 
 
 def _pack(value):
-    """State as tensors, as PyTorch keeps it: arrays and NumPy numbers become tensors, lists are kept."""
+    """State as tensors, as PyTorch keeps it: arrays (of any device) and NumPy numbers become tensors, lists
+    are kept, Python numbers stay numbers."""
     if isinstance(value, list):
         return [_pack(v) for v in value]
-    if isinstance(value, (np.ndarray, np.generic)):
+    if isinstance(value, np.generic):
         return Tensor._make(np.array(value))
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return Tensor._make(value.copy())
     return value
 
 
@@ -270,7 +275,7 @@ def _strong_wolfe(evaluate_at, t, d, f, g, gtd, tolerance_change, max_ls, c1=1e-
 def _zoom(evaluate_at, bracket: list, d, f, gtd, tolerance_change, budget: int, c1: float, c2: float) -> int:
     """Narrow ``bracket`` (two points, changed in place) around a strong-Wolfe step, each new ``t`` the cubic's
     minimum, moved away from the ends when it comes too close to them twice running. Returns the evaluations."""
-    d_norm = np.abs(d).max()
+    d_norm = abs(d).max()
     low, high = (0, 1) if bracket[0][1] <= bracket[1][1] else (1, 0)
     insufficient_progress, evals = False, 0
     while evals < budget:
