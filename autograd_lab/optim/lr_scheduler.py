@@ -76,12 +76,16 @@ class LRScheduler:
     def _update_lr(self, epoch: int | None = None) -> None:
         """Count the epoch (or jump to ``epoch``: then the closed form, where the scheduler has one) and write
         the new rates into the param groups (``SequentialLR`` calls it with 0 at a milestone)."""
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            values = self._closed_form() if hasattr(self, "_closed_form") else self.get_lr()
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._closed_form() if hasattr(self, "_closed_form") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -116,6 +120,14 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
+def _warn_if_outside_step(scheduler: LRScheduler) -> None:
+    """PyTorch's warning for ``scheduler.get_lr()`` called by hand: most schedules compute the next rates from
+    the current ones, so its values are not the rates in use (``get_last_lr()`` is)."""
+    if not getattr(scheduler, "_get_lr_called_within_step", False):
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=3)
+
+
 class LambdaLR(LRScheduler):
     """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per param group)."""
 
@@ -124,6 +136,7 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         return [base * fn(self.last_epoch) for base, fn in zip(self.base_lrs, self.lr_lambdas)]
 
 
@@ -135,6 +148,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         if self._is_initial:
             return self._group_lrs()
         return [lr * fn(self.last_epoch) for lr, fn in zip(self._group_lrs(), self.lr_lambdas)]
@@ -162,6 +176,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
@@ -178,6 +193,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         if self.last_epoch not in self.milestones:
             return self._group_lrs()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._group_lrs()]
@@ -195,81 +211,13 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         if self._is_initial:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
 
     def _closed_form(self) -> list[float]:
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
-
-
-class LinearLR(LRScheduler):
-    """Warm up (or down) linearly: the rate goes from ``start_factor * base_lr`` to ``end_factor * base_lr`` over
-    ``total_iters`` epochs, then stays."""
-
-    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
-                 total_iters: int = 5, last_epoch: int = -1) -> None:
-        if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
-        if end_factor > 1.0 or end_factor < 0:
-            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
-        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        start, end, t = self.start_factor, self.end_factor, self.last_epoch
-        if t == 0:
-            return [lr * start for lr in self._group_lrs()]
-        if self._is_initial or t > self.total_iters:
-            return self._group_lrs()
-        # the ratio of this epoch's factor to the last one's
-        ratio = 1.0 + (end - start) / (self.total_iters * start + (t - 1) * (end - start))
-        return [lr * ratio for lr in self._group_lrs()]
-
-    def _closed_form(self) -> list[float]:
-        done = min(self.total_iters, self.last_epoch) / self.total_iters
-        return [base * (self.start_factor + (self.end_factor - self.start_factor) * done) for base in self.base_lrs]
-
-
-class ConstantLR(LRScheduler):
-    """Multiply the learning rate by ``factor`` for the first ``total_iters`` epochs, then give it back."""
-
-    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
-                 last_epoch: int = -1) -> None:
-        if factor > 1.0 or factor < 0:
-            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
-        self.factor, self.total_iters = factor, total_iters
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        if self.last_epoch == 0:
-            return [lr * self.factor for lr in self._group_lrs()]
-        if self.last_epoch != self.total_iters:
-            return self._group_lrs()
-        return [lr * (1.0 / self.factor) for lr in self._group_lrs()]
-
-    def _closed_form(self) -> list[float]:
-        return [base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-                for base in self.base_lrs]
-
-
-class PolynomialLR(LRScheduler):
-    """Decay to 0 over ``total_iters`` epochs along ``base_lr * (1 - epoch / total_iters) ** power``."""
-
-    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
-        self.total_iters, self.power = total_iters, power
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        t, total = self.last_epoch, self.total_iters
-        if self._is_initial or t > total:
-            return self._group_lrs()
-        ratio = ((1.0 - t / total) / (1.0 - (t - 1) / total)) ** self.power
-        return [lr * ratio for lr in self._group_lrs()]
-
-    def _closed_form(self) -> list[float]:
-        return [base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
-                for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -283,6 +231,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t, period, low = self.last_epoch, self.T_max, self.eta_min
         if self._is_initial:
             return self._group_lrs()
@@ -445,6 +394,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
@@ -504,3 +454,4 @@ def _per_group(name: str, optimizer: Optimizer, value) -> list:
 # (after LRScheduler and ReduceLROnPlateau, which they build on)
 from .lr_scheduler_chained import ChainedScheduler, SequentialLR  # noqa: E402
 from .lr_scheduler_cyclic import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402
+from .lr_scheduler_warmup import ConstantLR, LinearLR, PolynomialLR  # noqa: E402

@@ -8,7 +8,7 @@ import types
 from collections.abc import Callable
 from functools import partial
 
-from .lr_scheduler import LRScheduler, _per_group
+from .lr_scheduler import LRScheduler, _per_group, _warn_if_outside_step
 from .optimizer import Optimizer
 
 __all__ = ["CosineAnnealingWarmRestarts", "CyclicLR"]
@@ -35,6 +35,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         low = self.eta_min
         return [low + (base - low) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for base in self.base_lrs]
 
@@ -52,7 +53,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 raise ValueError(f"Expected non-negative epoch, but got {epoch}")
             self.T_cur, self.T_i = self._place(epoch)
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._group_lrs()
 
@@ -131,6 +137,7 @@ class CyclicLR(LRScheduler):
             group["momentum"] = value
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle  # the place in this cycle, from 0 to 1
         fraction = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
