@@ -24,6 +24,8 @@ class LBFGS(Optimizer):
     """``opt.step(closure)``, where ``closure()`` zeroes the gradients, computes the loss, calls ``backward()``
     and returns the loss. One parameter group only."""
 
+    _step_counted = True  # (its step counts itself, so a scheduler stepped before it can warn)
+
     def __init__(self, params, lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:

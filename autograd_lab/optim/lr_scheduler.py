@@ -93,9 +93,10 @@ class LRScheduler:
     def _warn_if_before_the_optimizer(self) -> None:
         """PyTorch's warning when the first ``scheduler.step()`` of a training loop comes before any
         ``optimizer.step()`` (the schedule then skips its first value). An optimizer whose class overrides ``step``
-        is not counted, so it is not judged."""
+        is not judged, unless that class says its ``step`` counts (``_step_counted``, as LBFGS's does)."""
         optimizer = self.optimizer
-        if (self._step_count == 1 and type(optimizer).step is Optimizer.step
+        counted = type(optimizer).step is Optimizer.step or type(optimizer).__dict__.get("_step_counted", False)
+        if (self._step_count == 1 and counted
                 and optimizer._step_count == self._optimizer_steps_at_start):
             warnings.warn(STEP_ORDER_WARNING, UserWarning, stacklevel=3)
 

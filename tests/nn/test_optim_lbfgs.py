@@ -120,3 +120,23 @@ def test_lbfgs_needs_a_closure_and_stops_at_once_when_optimal():
         return loss
     assert optimizer.step(closure).item() == 0.0
     assert optimizer.state[w] == {"func_evals": 1, "n_iter": 0} and w.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("order", ["scheduler first", "optimizer first"])
+def test_a_scheduler_stepped_before_lbfgs_warns_as_torch(order):
+    import warnings
+
+    caught = {}
+    for lib in (al, torch):
+        _, optimizer, closure = make(lib, dict(max_iter=2))
+        scheduler = lib.optim.lr_scheduler.StepLR(optimizer, step_size=2)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                if order == "scheduler first":
+                    scheduler.step()
+                optimizer.step(closure)
+                if order == "optimizer first":
+                    scheduler.step()
+        caught[lib] = [str(w.message) for w in seen if "before `optimizer.step()`" in str(w.message)]
+    assert caught[al] == caught[torch] and len(caught[al]) == (order == "scheduler first")
