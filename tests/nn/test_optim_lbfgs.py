@@ -140,3 +140,25 @@ def test_a_scheduler_stepped_before_lbfgs_warns_as_torch(order):
                     scheduler.step()
         caught[lib] = [str(w.message) for w in seen if "before `optimizer.step()`" in str(w.message)]
     assert caught[al] == caught[torch] and len(caught[al]) == (order == "scheduler first")
+
+
+def test_float32_steps_and_state_types_match_torch():
+    """In float32 the scalars of the state (``H_diag``, ``ro``, the step ``t``) keep the parameters' dtype, as
+    PyTorch's 0-dim tensors do; the losses agree to float32 rounding."""
+    seen = {}
+    for lib in (al, torch):
+        a = lib.tensor(np.array([-1.2, 1.0, 0.8, 1.3]), dtype=lib.float32, requires_grad=True)
+        optimizer = lib.optim.LBFGS([a], history_size=4)
+
+        def closure(a=a, optimizer=optimizer):
+            optimizer.zero_grad()
+            loss = (100 * (a[1:] - a[:-1] ** 2) ** 2 + (1 - a[:-1]) ** 2).sum()
+            loss.backward()
+            return loss
+        losses = [optimizer.step(closure).item() for _ in range(4)]
+        state = optimizer.state[a]
+        kinds = {k: (type(v).__name__, str(getattr(v, "dtype", "")).split(".")[-1]) for k, v in state.items()
+                 if not isinstance(v, list)}
+        seen[lib] = losses, kinds, [str(r.dtype).split(".")[-1] for r in state["ro"]]
+    np.testing.assert_allclose(seen[al][0], seen[torch][0], rtol=1e-4)  # (20 iterations a step amplify roundings)
+    assert seen[al][1:] == seen[torch][1:] and seen[al][2] == ["float32"] * 4
