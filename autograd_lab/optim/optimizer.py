@@ -139,9 +139,14 @@ class Optimizer:
 
 
 def _cast_like(value, param: Tensor, key: str):
-    """State tensors follow their parameter's dtype, except the step counter."""
+    """State tensors follow their parameter's dtype, except the step counter; inside lists and dicts too
+    (LBFGS keeps its history in lists), as PyTorch casts them."""
     if isinstance(value, Tensor) and key != "step" and value.is_floating_point():
         return value.to(param.dtype)
+    if isinstance(value, dict):
+        return {k: _cast_like(v, param, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_like(v, param, key) for v in value)
     return value
 
 

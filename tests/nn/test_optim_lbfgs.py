@@ -162,3 +162,19 @@ def test_float32_steps_and_state_types_match_torch():
         seen[lib] = losses, kinds, [str(r.dtype).split(".")[-1] for r in state["ro"]]
     np.testing.assert_allclose(seen[al][0], seen[torch][0], rtol=1e-4)  # (20 iterations a step amplify roundings)
     assert seen[al][1:] == seen[torch][1:] and seen[al][2] == ["float32"] * 4
+
+
+def test_loading_casts_the_history_to_the_parameters_dtype_as_torch():
+    """A float64 run's state loaded into float32 parameters: the tensors in the history lists become float32 too."""
+    dtypes = {}
+    for lib in (al, torch):
+        _, optimizer, closure = make(lib, dict(max_iter=4))
+        optimizer.step(closure)
+        saved = _convert(optimizer.state_dict(), lib)
+        small = lib.zeros(6, dtype=lib.float32, requires_grad=True)
+        target = lib.optim.LBFGS([small, lib.zeros(1, dtype=lib.float32, requires_grad=True),
+                                  lib.zeros(1, dtype=lib.float32, requires_grad=True)])
+        target.load_state_dict(saved)
+        state = target.state[small]
+        dtypes[lib] = [str(t.dtype).split(".")[-1] for t in state["old_dirs"] + state["ro"] + [state["d"]]]
+    assert dtypes[al] == dtypes[torch] and set(dtypes[al]) == {"float32"}
