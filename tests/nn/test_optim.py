@@ -215,7 +215,12 @@ def test_param_groups_and_add_param_group():
     assert optimizer.param_groups[1]["momentum"] == 0.9  # defaults fill what the group does not set
     with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
         optimizer.add_param_group({"params": [w]})
-    assert repr(optimizer).startswith("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n")
+    assert repr(optimizer).startswith("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n"
+                                      "    foreach: None\n    fused: None\n    lr: 0.1\n")
+    w2, b2 = torch.zeros(2, requires_grad=True), torch.zeros(1, requires_grad=True)
+    theirs = torch.optim.SGD([w2], lr=0.1, momentum=0.9)
+    theirs.add_param_group({"params": b2, "lr": 0.01})
+    assert repr(optimizer) == repr(theirs)  # the same hyperparameters, PyTorch's layout
 
 
 def test_optimizer_errors():
