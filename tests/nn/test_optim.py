@@ -124,6 +124,7 @@ def test_scheduler_state_dict_resumes():
     optimizer = al.optim.SGD([w], lr=1.0)
     sched = al.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
     for _ in range(3):
+        optimizer.step()  # (a step without gradients changes nothing; stepping it first is the documented order)
         sched.step()
     state = sched.state_dict()
     assert "optimizer" not in state and state["last_epoch"] == 3
