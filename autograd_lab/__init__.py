@@ -99,6 +99,26 @@ from .ops.einsum import einsum
 from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
+from .ops.join_more import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    column_stack,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    meshgrid,
+    row_stack,
+    tensor_split,
+    tile,
+    vsplit,
+    vstack,
+)
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.nan_reductions import aminmax, nanmean, nansum
 from .ops.nn import addmm
@@ -217,6 +237,19 @@ from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
+from .ops.views_more import (
+    diag,
+    diagflat,
+    fliplr,
+    flipud,
+    moveaxis,
+    narrow_copy,
+    ravel,
+    swapdims,
+    tril_indices,
+    triu_indices,
+    unravel_index,
+)
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load

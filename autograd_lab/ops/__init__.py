@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     indexing,
     inplace,
     join,
+    join_more,
     linalg,
     linalg_decomp,
     nan_reductions,
@@ -31,6 +32,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     split,
     triangles,
     variance,
+    views_more,
 )
 from ._args import checked
 from .pointwise import ToCopyBackward0

@@ -411,6 +411,17 @@ CASES.update({
     "LinalgCrossBackward0": (MATRIX, "any", [lambda a, w: al.linalg.cross(_vectors(a, w)[:1], _vectors(a, w)[1:])]),
 })
 
+CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_more.py, ops/scatter_more.py)
+    "BlockDiagBackward0": (MATRIX, "any", [lambda a, w: al.block_diag(a, w[0], w.sum()), lambda a, w: al.block_diag(a)]),
+    "UnfoldBackward0": (SHAPED, "any", [lambda a: a.unfold(0, 2, 1), lambda a: a.unfold(-1, 1, 2)]),
+    "UnfoldBackwardBackward0": (SHAPED, "any", [lambda a: _second(lambda t: t.unfold(0, 2, 1), a)]),
+    "NarrowCopyBackward0": (SHAPED, "any", [lambda a: a.narrow_copy(0, 1, 1), lambda a: a.narrow_copy(-1, 0, 2)]),
+    "DiagonalBackward0_copy": (MATRIX, "any", [lambda a, w: a.diag(), lambda a, w: a.diag(-1)]),
+    "UnsqueezeBackward1": (UNARY, "any", [_written("unsqueeze_", 0), _written("unsqueeze_", -1)]),
+    "SqueezeBackward3": (UNARY, "any", [lambda a: _written("squeeze_")(a.unsqueeze(0))]),
+    "SqueezeBackward5": (UNARY, "any", [lambda a: _written("squeeze_", (0, -1))(a.unsqueeze(0).unsqueeze(-1))]),
+})
+
 
 def test_every_op_has_a_case():
     ops = {cls.__name__ for cls in _all_ops() if not cls.__name__.startswith("_") and cls.forward is not None}
