@@ -96,6 +96,7 @@ from .ops.comparison import (
 )
 from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .ops.einsum import einsum
+from .ops.fill import index_put, masked_fill
 from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
@@ -198,6 +199,7 @@ from .ops.pointwise_math import (
     sinc,
     sinh,
 )
+from .ops.predicates import is_complex, is_nonzero, is_same_size, is_signed, isclose, isin, unique_consecutive
 from .ops.reductions import (
     all,
     amax,
@@ -213,6 +215,15 @@ from .ops.reductions import (
     sum,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
+from .ops.scatter_more import (
+    diagonal_scatter,
+    index_put_,
+    masked_select,
+    scatter_reduce,
+    select_scatter,
+    slice_scatter,
+    take_along_dim,
+)
 from .ops.searching import argwhere, bucketize, count_nonzero, nonzero, searchsorted, unique
 from .ops.shape import (
     broadcast_to,

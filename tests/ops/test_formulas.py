@@ -420,6 +420,16 @@ CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_
     "UnsqueezeBackward1": (UNARY, "any", [_written("unsqueeze_", 0), _written("unsqueeze_", -1)]),
     "SqueezeBackward3": (UNARY, "any", [lambda a: _written("squeeze_")(a.unsqueeze(0))]),
     "SqueezeBackward5": (UNARY, "any", [lambda a: _written("squeeze_", (0, -1))(a.unsqueeze(0).unsqueeze(-1))]),
+    "MaskedSelectBackward0": (UNARY, "any", [lambda a: a.masked_select(a > 0),
+                                             lambda a: al.masked_select(a, a.reshape(-1)[:1] < 0)]),
+    "ScatterReduceBackward0": (SHAPED, "any", [
+        lambda a: a.scatter_reduce(0, _rows(a), a * 2, "prod"), lambda a: a.scatter_reduce(0, _rows(a), a.flip(0), "mean"),
+        lambda a: a.scatter_reduce(0, _rows(a)[:1], a[:1] * 0.5, "amax", include_self=False),
+        lambda a: a.scatter_reduce(0, _rows(a), a * 3, "amin"),
+        lambda a: a.scatter_reduce(0, _rows(a), a, "sum", include_self=False)]),
+    "SelectScatterBackward0": (SHAPED, "any", [lambda a: a.select_scatter(a[0] * 2, 0, -1)]),
+    "SliceScatterBackward0": (SHAPED, "any", [lambda a: a.slice_scatter(a[:1] * 2, 0, 1, 2), lambda a: a.slice_scatter(a * 3)]),
+    "DiagonalScatterBackward0": (MATRIX, "any", [lambda a, w: a.diagonal_scatter(a.diagonal(1) * 2, 1)]),
 })
 
 
