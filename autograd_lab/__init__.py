@@ -109,6 +109,7 @@ from .ops.join_more import (
     broadcast_tensors,
     cartesian_prod,
     column_stack,
+    combinations,
     dsplit,
     dstack,
     hsplit,

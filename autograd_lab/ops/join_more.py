@@ -1,7 +1,7 @@
 """More ways of joining, splitting and broadcasting tensors, as NumPy users know them: ``tile``, ``hstack``,
 ``vstack`` (``row_stack``), ``column_stack``, ``dstack``, ``atleast_1d/2d/3d``, ``tensor_split`` (``hsplit``,
-``vsplit``, ``dsplit``), ``block_diag``, ``cartesian_prod``, ``broadcast_tensors``, ``broadcast_shapes`` and
-``meshgrid``.
+``vsplit``, ``dsplit``), ``block_diag``, ``cartesian_prod``, ``combinations``, ``broadcast_tensors``,
+``broadcast_shapes`` and ``meshgrid``.
 
 All but ``block_diag`` are built from the ops of :mod:`.shape`, :mod:`.split` and :mod:`.join`, as PyTorch
 builds them: their results carry the node of the last op they run (``hstack``'s is ``CatBackward0``, a piece of
@@ -328,6 +328,27 @@ def cartesian_prod(*tensors):
     if len(tensors) == 1:
         return tensors[0]
     return stack([reshape(g, (-1,)) for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+@checked(kinds={"r": "int", "with_replacement": "bool"})
+def combinations(input, r=2, with_replacement=False):
+    """The combinations of ``r`` elements of a vector, one per row, in lexicographic order of positions (with
+    ``with_replacement``, a position may repeat); as PyTorch builds them: ``r`` coordinate grids of the vector,
+    each read where the positions increase (``masked_select``), stacked as columns."""
+    from .scatter_more import masked_select
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._make(backend.namespace_of(input._data).zeros((0,), dtype=input._data.dtype))
+    np = backend.np
+    positions = np.indices((input.shape[0],) * r)
+    increasing = np.ones(positions.shape[1:], dtype=bool)
+    for a, b in zip(positions[:-1], positions[1:]):
+        increasing &= (a <= b) if with_replacement else (a < b)
+    mask = Tensor._make(backend.move(increasing, input.device))
+    return stack([masked_select(g, mask) for g in meshgrid(*([input] * r), indexing="ij")], 1)
 
 
 def _bind() -> None:

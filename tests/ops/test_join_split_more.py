@@ -42,6 +42,11 @@ ONE = {  # one input, one result
     "block_diag one": ((2, 3), lambda m, x: m.block_diag(x)),
     "cartesian_prod": ((3,), lambda m, x: m.cartesian_prod(x, x[:2] * 2)),
     "cartesian_prod three": ((3,), lambda m, x: m.cartesian_prod(x, x[:2], x[1:])),
+    "combinations": ((4,), lambda m, x: m.combinations(x)),
+    "combinations three with replacement": ((3,), lambda m, x: m.combinations(x, 3, with_replacement=True)),
+    "combinations of one": ((4,), lambda m, x: m.combinations(x, 1)),
+    "combinations more than there are": ((3,), lambda m, x: m.combinations(x, 4)),
+    "combinations of nothing": ((0,), lambda m, x: m.combinations(x)),
 }
 
 
@@ -96,7 +101,7 @@ def test_several_results_match_torch(name):
 
 
 @pytest.mark.parametrize("name", ["tile fewer dims", "column_stack mixed", "block_diag", "cartesian_prod three",
-                                  "dstack vectors"])
+                                  "dstack vectors", "combinations three with replacement"])
 def test_ops_pass_gradcheck_and_gradgradcheck(name):
     shape, fn = ONE[name]
     x = al.tensor(np.random.default_rng(5).standard_normal(shape), requires_grad=True)
@@ -109,6 +114,19 @@ def test_tensor_split_pieces_are_views_that_may_be_changed_in_place():
     first, second = x.tensor_split(2)
     second.mul_(10)
     assert x.tolist() == [0, 1, 2, 30, 40, 50] and first._base is x and second._version == x._version == 1
+
+
+def test_combinations_of_zero_elements_is_an_empty_vector_as_in_torch():
+    for m in (al, torch):
+        out = m.combinations(m.arange(3.0, requires_grad=True), 0)
+        assert tuple(out.shape) == (0,) and out.grad_fn is None
+
+
+def test_combinations_are_built_as_in_torch_from_masked_selections_of_expanded_grids():
+    for m in (al, torch):
+        out = m.combinations(m.arange(3.0, requires_grad=True))
+        column = out.grad_fn.next_functions[0][0]
+        assert column.name() == "MaskedSelectBackward0" and column.next_functions[0][0].name() == "ExpandBackward0"
 
 
 def test_broadcast_tensors_gives_back_a_tensor_already_of_the_shape():
@@ -183,6 +201,8 @@ ERRORS = [
     (lambda m: m.block_diag(m.zeros(3, 4), m.zeros(1, 1, 1)), RuntimeError),
     (lambda m: m.cartesian_prod(m.zeros(3, 4), m.zeros(2)), RuntimeError),
     (lambda m: m.cartesian_prod(), RuntimeError),
+    (lambda m: m.combinations(m.zeros(3, 4)), RuntimeError),
+    (lambda m: m.combinations(m.zeros(3), -1), RuntimeError),
     (lambda m: m.broadcast_tensors(m.zeros(3, 4), m.zeros(3)), RuntimeError),
     (lambda m: m.broadcast_shapes((3, 4), (3,)), RuntimeError),
     (lambda m: m.broadcast_shapes((3, -1)), ValueError),
