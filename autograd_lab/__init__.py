@@ -219,6 +219,7 @@ from .ops.scatter_gather import gather, index_select, scatter_add
 from .ops.scatter_more import (
     diagonal_scatter,
     index_put_,
+    index_reduce,
     masked_select,
     scatter_reduce,
     select_scatter,

@@ -1,6 +1,7 @@
 """Selecting and scattering, more ways: ``take_along_dim``, ``masked_select``, ``scatter_reduce`` (and
-``scatter_reduce_``, ``scatter_add_``), ``select_scatter``, ``slice_scatter`` and ``diagonal_scatter``; and the
-top-level ``masked_fill``, ``index_put``/``index_put_`` and the method ``Tensor.where``.
+``scatter_reduce_``, ``scatter_add_``), ``index_reduce`` (and ``index_reduce_``), ``select_scatter``,
+``slice_scatter`` and ``diagonal_scatter``; and the top-level ``masked_fill``, ``index_put``/``index_put_`` and the
+method ``Tensor.where``.
 
 ``take_along_dim`` is ``gather`` after broadcasting, as in PyTorch (its node is ``GatherBackward0``).
 ``masked_select`` reads the elements where a (broadcast) mask is true into a vector; its gradient writes the
@@ -27,12 +28,21 @@ from ._errors import broadcast_message
 from ._op import LINEAR, Op
 from .index_writes import MaskedScatterBackward0, ScatterBackward1, _scatter_key
 from .pointwise import where
-from .scatter_gather import GatherBackward0, ScatterAddBackward0, _check_index, gather, scatter_add
+from .scatter_gather import (
+    GatherBackward0,
+    ScatterAddBackward0,
+    _check_index,
+    _first_out_of_bounds,
+    gather,
+    scatter_add,
+)
 from .shape import DiagonalBackward0, expand, select, view
 
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 DOUBLE_BACKWARD_MESSAGE = ("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
                            "scattered to the same position in self")
+INDEX_DOUBLE_BACKWARD_MESSAGE = ("index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
+                                 "scattered to the same position in self")
 
 
 class MaskedSelectBackward0(Op):
@@ -79,12 +89,16 @@ class ScatterReduceBackward0(Op):
         return _grad_src(grad, dim, include_self, index, reduce, result, self, src)
 
     def jvp(tangents, dim, include_self, index, reduce, result, self, src):
-        # each output is a weighted sum of the tangents of what went into it, with the weights of the gradients
-        self_t, src_t = tangents
-        ones = formulas.ones_like(result)
-        out = self_t * _grad_self(ones, dim, include_self, index, reduce, result, self, src)
-        spread = src_t * _grad_src(ones, dim, include_self, index, reduce, result, self, src)
-        return out + formulas.call(ScatterAddBackward0, formulas.zeros_like(result), spread, dim=dim, index=index)
+        return _reduce_jvp(tangents, dim, include_self, index, reduce, result, self, src)
+
+
+def _reduce_jvp(tangents, dim, include_self, index, reduce, result, self, src):
+    """Each output is a weighted sum of the tangents of what went into it, weighted as the gradients are."""
+    self_t, src_t = tangents
+    ones = formulas.ones_like(result)
+    out = self_t * _grad_self(ones, dim, include_self, index, reduce, result, self, src)
+    spread = src_t * _grad_src(ones, dim, include_self, index, reduce, result, self, src)
+    return out + formulas.call(ScatterAddBackward0, formulas.zeros_like(result), spread, dim=dim, index=index)
 
 
 def _identity(xp, reduce: str, dtype):
@@ -139,7 +153,7 @@ def _grad_self(grad, dim, include_self, index, reduce, result, self, src):
     return out if include_self else formulas.call(ScatterBackward1, out, dim=dim, index=index, value=0)
 
 
-def _grad_src(grad, dim, include_self, index, reduce, result, self, src):
+def _grad_src(grad, dim, include_self, index, reduce, result, self, src, message=DOUBLE_BACKWARD_MESSAGE):
     if reduce == "sum":
         return _gather(grad, dim, index)
     if reduce == "mean":
@@ -156,8 +170,41 @@ def _grad_src(grad, dim, include_self, index, reduce, result, self, src):
     divided = _gather(grad * result, dim, index) / formulas.where(zero, formulas.ones_like(src), src)
     out = formulas.where(single, _gather(grad * without, dim, index), divided)
     if isinstance(out, Tensor) and out.requires_grad and formulas.any_true(zeros_there > 1):
-        return _delayed_error(out, DOUBLE_BACKWARD_MESSAGE)
+        return _delayed_error(out, message)
     return out
+
+
+class IndexReduceBackward0(Op):
+    """out = self with the slices of source combined, by ``reduce``, into the slices at ``index`` along ``dim``: a
+    ``scatter_reduce`` whose index repeats ``index`` across the other dims, and whose gradients are its"""
+    saves = ("dim", "include_self", "index", "reduce", "result", "self", "source")
+    tensor_params = ("index",)
+
+    def forward(xp, self, source, *, dim, index, reduce, include_self):
+        return ScatterReduceBackward0.forward(xp, self, source, dim=dim, index=_spread(index, dim, source.shape),
+                                              reduce=reduce, include_self=include_self)
+
+    def d_self(grad, dim, include_self, index, reduce, result, self, source):
+        return _grad_self(grad, dim, include_self, _spread(index, dim, source.shape), reduce, result, self, source)
+
+    def d_source(grad, dim, include_self, index, reduce, result, self, source):
+        return _grad_src(grad, dim, include_self, _spread(index, dim, source.shape), reduce, result, self, source,
+                         INDEX_DOUBLE_BACKWARD_MESSAGE)
+
+    def jvp(tangents, dim, include_self, index, reduce, result, self, source):
+        return _reduce_jvp(tangents, dim, include_self, _spread(index, dim, source.shape), reduce, result, self, source)
+
+
+def _spread(index, dim: int, shape):
+    """``index_reduce``'s vector of positions as a ``scatter_reduce`` index shaped like ``source`` (an array, or a
+    tensor where ``index`` is one)."""
+    positions = formulas.array_of(index)
+    xp = backend.namespace_of(positions)
+    seen = [1] * len(shape)
+    if shape:
+        seen[dim] = -1
+    spread = xp.ascontiguousarray(xp.broadcast_to(positions.reshape(seen), tuple(shape)))
+    return Tensor._make(spread) if isinstance(index, Tensor) else spread
 
 
 class Error(Node):
@@ -317,6 +364,45 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return ScatterReduceBackward0.apply(input, src, dim=d, index=index, reduce=reduce, include_self=bool(include_self))
 
 
+@checked(kinds={"dim": "int", "source": "Tensor", "reduce": None, "include_self": "bool"})
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """``input`` with the slices of ``source`` combined into the slices at ``index`` (a vector) along ``dim`` by
+    ``reduce``: ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"`` (the slice already in place takes part when
+    ``include_self``)."""
+    if reduce not in REDUCTIONS[1:]:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = _wrap_dim(dim, input.ndim, "index_reduce")
+    _check_index_reduce(input, d, index, source)
+    return IndexReduceBackward0.apply(input, source, dim=d, index=index, reduce=reduce, include_self=bool(include_self))
+
+
+def _check_index_reduce(input: Tensor, dim: int, index, source: Tensor) -> None:
+    """PyTorch's checks of ``index_reduce``'s index and source, with its messages."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_reduce(): argument 'index' must be Tensor, not {type(index).__name__}")
+    kind = backend.kernel_type_name(index.dtype)
+    if index.dtype not in (backend.int32, backend.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {kind} [autograd_lab] "
+                           "pass index.long()")
+    if index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{kind} and size: {list(index.shape)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({backend.kernel_type_name(input.dtype)}) and source "
+                           f"({backend.kernel_type_name(source.dtype)}) must have the same scalar type")
+    others = [s for k, s in enumerate(input.shape) if k != dim]
+    if source.ndim != max(input.ndim, 1) or others != [s for k, s in enumerate(source.shape) if k != dim]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    count = source.shape[dim] if source.ndim else 1
+    if index.numel() != count:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({count}), for dim: {dim}")
+    if _first_out_of_bounds(index._data, input.shape[dim] if input.ndim else 1) is not None:
+        raise IndexError(f"index out of range in self [autograd_lab] index_reduce: the positions along dim {dim} must "
+                         f"be in [0, {input.shape[dim] if input.ndim else 1})")
+
+
 def _check_region(src: Tensor, region_shape) -> None:
     if tuple(src.shape) != tuple(region_shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
@@ -375,6 +461,8 @@ def _bind() -> None:
                          diagonal_scatter=diagonal_scatter).items():
         setattr(Tensor, name, fn)
     Tensor.scatter_reduce_ = _method("scatter_reduce_", scatter_reduce)
+    Tensor.index_reduce = index_reduce
+    Tensor.index_reduce_ = _method("index_reduce_", index_reduce)
     Tensor.scatter_add_ = _method("scatter_add_", scatter_add)
 
 

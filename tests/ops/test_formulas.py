@@ -427,6 +427,11 @@ CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_
         lambda a: a.scatter_reduce(0, _rows(a)[:1], a[:1] * 0.5, "amax", include_self=False),
         lambda a: a.scatter_reduce(0, _rows(a), a * 3, "amin"),
         lambda a: a.scatter_reduce(0, _rows(a), a, "sum", include_self=False)]),
+    "IndexReduceBackward0": (SHAPED, "any", [
+        lambda a: a.index_reduce(0, al.tensor([1, 0] + [1] * (a.shape[0] - 2)), a * 2, "prod"),
+        lambda a: a.index_reduce(0, al.tensor([0] * a.shape[0]), a.flip(0), "mean", include_self=False),
+        lambda a: a.index_reduce(-1, al.tensor([0] * a.shape[-1]), a * 0.5, "amax"),
+        lambda a: a.index_reduce(0, al.tensor([1] * a.shape[0]), a * 3, "amin", include_self=False)]),
     "SelectScatterBackward0": (SHAPED, "any", [lambda a: a.select_scatter(a[0] * 2, 0, -1)]),
     "SliceScatterBackward0": (SHAPED, "any", [lambda a: a.slice_scatter(a[:1] * 2, 0, 1, 2), lambda a: a.slice_scatter(a * 3)]),
     "DiagonalScatterBackward0": (MATRIX, "any", [lambda a, w: a.diagonal_scatter(a.diagonal(1) * 2, 1)]),

@@ -1,9 +1,11 @@
-"""scatter_reduce and scatter_reduce_ (ops/scatter_more.py) against PyTorch for each reduction, with and without
-include_self: values, dtypes, grad_fn names, gradients of self and src (ties for amax/amin, zeros for prod);
-gradcheck, gradgradcheck and forward AD in float64; PyTorch's error for double backward of prod through two zeros
-met in one place; scatter_add_; PyTorch's errors for bad input."""
+"""scatter_reduce and scatter_reduce_, index_reduce and index_reduce_ (ops/scatter_more.py) against PyTorch for
+each reduction, with and without include_self: values, dtypes, grad_fn names, gradients of self and src (ties for
+amax/amin, zeros for prod); gradcheck, gradgradcheck and forward AD in float64; PyTorch's error for double backward
+of prod through two zeros met in one place; scatter_add_; PyTorch's errors for bad input."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -115,6 +117,50 @@ def test_in_place_forms_match_torch(method, args):
     assert run(al) == run(torch)
 
 
+def _index_reduce(m, reduce, include_self, dim=0):
+    x = m.tensor([[1.0, 3.0], [3.0, 4.0], [2.0, 2.0]], dtype=m.float64, requires_grad=True)
+    source = m.tensor([[0.0, 3.0], [0.0, 0.0], [2.0, 1.0]], dtype=m.float64, requires_grad=True)
+    index = m.tensor([0, 0, 2] if dim == 0 else [1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PyTorch's note that index_reduce is in beta)
+        out = x.index_reduce(dim, index, source, reduce, include_self=include_self)
+    grads = m.autograd.grad((out * m.arange(6.0, dtype=m.float64).reshape(3, 2)).sum(), [x, source])
+    return out.grad_fn.name(), out.tolist(), [g.tolist() for g in grads]
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", REDUCTIONS[1:])
+def test_index_reduce_matches_torch(reduce, include_self):
+    for dim in (0, 1):
+        assert _index_reduce(al, reduce, include_self, dim) == _index_reduce(torch, reduce, include_self, dim)
+
+
+@pytest.mark.parametrize("reduce", REDUCTIONS[1:])
+def test_index_reduce_passes_gradcheck_and_gradgradcheck(reduce):
+    x, source = _leaves(11)
+    index = al.tensor([2, 0, 2, 1])
+
+    def fn(a, b):
+        return a.index_reduce(0, index, b, reduce, include_self=reduce != "mean")
+    assert gradcheck(fn, [x, source], check_forward_ad=True)
+    assert gradgradcheck(fn, [x, source])
+
+
+def test_index_reduce_in_place_and_its_prod_double_backward_error_match_torch():
+    def run(m):
+        x = m.tensor([[1.0], [2.0]], dtype=m.float64, requires_grad=True)
+        source = m.tensor([[0.0], [0.0], [3.0]], dtype=m.float64, requires_grad=True)
+        y = x * 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert y.index_reduce_(0, m.tensor([0, 0, 1]), source, "prod") is y
+        assert y.grad_fn.name() == "IndexReduceBackward0" and y.tolist() == [[0.0], [6.0]]
+        gx, gsource = m.autograd.grad(y.sum(), [x, source], create_graph=True)
+        assert gsource.tolist() == [[0.0], [0.0], [2.0]]
+        m.autograd.grad(gsource.sum(), [x, source])
+    same_error(torch, run, RuntimeError)
+
+
 ERRORS = [
     (lambda m: m.zeros(2, 3).scatter_reduce(0, m.tensor([[0]]), m.ones(1, 1), "xyz"), RuntimeError),
     (lambda m: m.zeros(2, 3).scatter_reduce(0, m.tensor([[0]]), m.ones(1, 1, dtype=m.float64), "sum"), RuntimeError),
@@ -124,6 +170,14 @@ ERRORS = [
     (lambda m: m.zeros(2, 3).scatter_reduce(2, m.tensor([[0]]), m.ones(1, 1), "sum"), IndexError),
     (lambda m: m.ones(2, requires_grad=True).scatter_reduce_(0, m.tensor([0]), m.ones(1), "sum"), RuntimeError),
     (lambda m: m.ones(2, requires_grad=True).scatter_add_(0, m.tensor([0]), m.ones(1)), RuntimeError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0]), m.ones(1, 2), "sum"), RuntimeError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([[0]]), m.ones(1, 2), "prod"), IndexError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0.0]), m.ones(1, 2), "prod"), RuntimeError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0, 1]), m.ones(3, 2), "prod"), RuntimeError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([3]), m.ones(1, 2), "prod"), IndexError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([-1]), m.ones(1, 2), "prod"), IndexError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0]), m.ones(1, 2, dtype=m.float64), "prod"), RuntimeError),
+    (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0]), m.ones(1, 1), "prod"), RuntimeError),
 ]
 
 
