@@ -9,10 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
-from _torch_compare import same_as_torch, same_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
+from ops._torch_compare import same_as_torch, same_error
 
 import autograd_lab as al
 from autograd_lab.autograd import gradcheck, gradgradcheck

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _torch_compare import same_error
+from ops._torch_compare import same_error
 
 import autograd_lab as al
 from autograd_lab.autograd import gradcheck, gradgradcheck

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _torch_compare import same_as_torch, same_error
+from ops._torch_compare import same_as_torch, same_error
 
 import autograd_lab as al
 from autograd_lab.autograd import gradcheck, gradgradcheck
