@@ -441,7 +441,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
                                           dim2=_wrap_dim(dim2, n, "diagonal_scatter"))
 
 
-@checked(kinds={"condition": "Tensor", "other": "Tensor|Number"})
+@checked(name="where", kinds={"condition": "Tensor", "other": "Tensor|Number"})
 def _where_method(self, condition, other):
     """``self`` where ``condition`` holds, else ``other``: ``al.where(condition, self, other)``."""
     return where(condition, self, other)

@@ -113,8 +113,16 @@ class SqueezeBackward5(SqueezeBackward2):
 
 
 # -- axes ----------------------------------------------------------------------------------------
-moveaxis = movedim
-swapdims = transpose
+@checked(kinds={"source": "dims", "destination": "dims"})
+def moveaxis(input, source, destination):
+    """NumPy's name for ``movedim``: the dims ``source`` moved to the positions ``destination`` (a view)."""
+    return movedim(input, source, destination)
+
+
+@checked
+def swapdims(input, dim0, dim1):
+    """NumPy's name for ``transpose``: dims ``dim0`` and ``dim1`` swapped (a view)."""
+    return transpose(input, dim0, dim1)
 
 
 @checked
