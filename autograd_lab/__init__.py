@@ -96,9 +96,31 @@ from .ops.comparison import (
 )
 from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .ops.einsum import einsum
+from .ops.fill import index_put, masked_fill
 from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
+from .ops.join_more import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    column_stack,
+    combinations,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    meshgrid,
+    row_stack,
+    tensor_split,
+    tile,
+    vsplit,
+    vstack,
+)
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.nan_reductions import aminmax, nanmean, nansum
 from .ops.nn import addmm
@@ -178,6 +200,7 @@ from .ops.pointwise_math import (
     sinc,
     sinh,
 )
+from .ops.predicates import is_complex, is_nonzero, is_same_size, is_signed, isclose, isin, unique_consecutive
 from .ops.reductions import (
     all,
     amax,
@@ -193,6 +216,16 @@ from .ops.reductions import (
     sum,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
+from .ops.scatter_more import (
+    diagonal_scatter,
+    index_put_,
+    index_reduce,
+    masked_select,
+    scatter_reduce,
+    select_scatter,
+    slice_scatter,
+    take_along_dim,
+)
 from .ops.searching import argwhere, bucketize, count_nonzero, nonzero, searchsorted, unique
 from .ops.shape import (
     broadcast_to,
@@ -217,6 +250,19 @@ from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
+from .ops.views_more import (
+    diag,
+    diagflat,
+    fliplr,
+    flipud,
+    moveaxis,
+    narrow_copy,
+    ravel,
+    swapdims,
+    tril_indices,
+    triu_indices,
+    unravel_index,
+)
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load

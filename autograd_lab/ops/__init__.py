@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     indexing,
     inplace,
     join,
+    join_more,
     linalg,
     linalg_decomp,
     nan_reductions,
@@ -23,14 +24,17 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     pointwise,
     pointwise_binary,
     pointwise_math,
+    predicates,
     reductions,
     scatter_gather,
+    scatter_more,
     searching,
     shape,
     sorting,
     split,
     triangles,
     variance,
+    views_more,
 )
 from ._args import checked
 from .pointwise import ToCopyBackward0

@@ -381,7 +381,8 @@ def _swap_in_place(self: Tensor, name: str, op, params: dict) -> Tensor:
     self._data = swapped._data
     self._vc.bump(name)
     if self._base is not None:
-        self._view_chain, self._view_version = swapped._view_chain, self._vc.value
+        # (the op replayed on the base gives this view again; ``squeeze_(dim)``'s op is not itself a view op)
+        self._view_chain, self._view_version = self._view_chain + ((op, params, None),), self._vc.value
     if swapped._grad_fn is not None:
         self._grad_fn, self._output_nr = swapped._grad_fn, 0
     if swapped._fw_grad is not None:  # forward-mode AD: the tangent is swapped with the values

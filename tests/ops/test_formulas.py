@@ -411,6 +411,32 @@ CASES.update({
     "LinalgCrossBackward0": (MATRIX, "any", [lambda a, w: al.linalg.cross(_vectors(a, w)[:1], _vectors(a, w)[1:])]),
 })
 
+CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_more.py, ops/scatter_more.py)
+    "BlockDiagBackward0": (MATRIX, "any", [lambda a, w: al.block_diag(a, w[0], w.sum()), lambda a, w: al.block_diag(a)]),
+    "UnfoldBackward0": (SHAPED, "any", [lambda a: a.unfold(0, 2, 1), lambda a: a.unfold(-1, 1, 2)]),
+    "UnfoldBackwardBackward0": (SHAPED, "any", [lambda a: _second(lambda t: t.unfold(0, 2, 1), a)]),
+    "NarrowCopyBackward0": (SHAPED, "any", [lambda a: a.narrow_copy(0, 1, 1), lambda a: a.narrow_copy(-1, 0, 2)]),
+    "DiagonalBackward0_copy": (MATRIX, "any", [lambda a, w: a.diag(), lambda a, w: a.diag(-1)]),
+    "UnsqueezeBackward1": (UNARY, "any", [_written("unsqueeze_", 0), _written("unsqueeze_", -1)]),
+    "SqueezeBackward3": (UNARY, "any", [lambda a: _written("squeeze_")(a.unsqueeze(0))]),
+    "SqueezeBackward5": (UNARY, "any", [lambda a: _written("squeeze_", (0, -1))(a.unsqueeze(0).unsqueeze(-1))]),
+    "MaskedSelectBackward0": (UNARY, "any", [lambda a: a.masked_select(a > 0),
+                                             lambda a: al.masked_select(a, a.reshape(-1)[:1] < 0)]),
+    "ScatterReduceBackward0": (SHAPED, "any", [
+        lambda a: a.scatter_reduce(0, _rows(a), a * 2, "prod"), lambda a: a.scatter_reduce(0, _rows(a), a.flip(0), "mean"),
+        lambda a: a.scatter_reduce(0, _rows(a)[:1], a[:1] * 0.5, "amax", include_self=False),
+        lambda a: a.scatter_reduce(0, _rows(a), a * 3, "amin"),
+        lambda a: a.scatter_reduce(0, _rows(a), a, "sum", include_self=False)]),
+    "IndexReduceBackward0": (SHAPED, "any", [
+        lambda a: a.index_reduce(0, al.tensor([1, 0] + [1] * (a.shape[0] - 2)), a * 2, "prod"),
+        lambda a: a.index_reduce(0, al.tensor([0] * a.shape[0]), a.flip(0), "mean", include_self=False),
+        lambda a: a.index_reduce(-1, al.tensor([0] * a.shape[-1]), a * 0.5, "amax"),
+        lambda a: a.index_reduce(0, al.tensor([1] * a.shape[0]), a * 3, "amin", include_self=False)]),
+    "SelectScatterBackward0": (SHAPED, "any", [lambda a: a.select_scatter(a[0] * 2, 0, -1)]),
+    "SliceScatterBackward0": (SHAPED, "any", [lambda a: a.slice_scatter(a[:1] * 2, 0, 1, 2), lambda a: a.slice_scatter(a * 3)]),
+    "DiagonalScatterBackward0": (MATRIX, "any", [lambda a, w: a.diagonal_scatter(a.diagonal(1) * 2, 1)]),
+})
+
 
 def test_every_op_has_a_case():
     ops = {cls.__name__ for cls in _all_ops() if not cls.__name__.startswith("_") and cls.forward is not None}

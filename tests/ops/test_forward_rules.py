@@ -70,6 +70,7 @@ SECOND_ORDER = {
                                            lambda rng: [_leaf(rng, (1, 2, 5, 4))]),
     "UpsampleBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
                                   lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
+    "UnfoldBackwardBackward0": (lambda a: a.unfold(1, 3, 2), lambda rng: [_leaf(rng, (2, 7))]),
 }
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
