@@ -56,7 +56,7 @@ def test_ops_pass_gradcheck_and_gradgradcheck(name):
     assert gradgradcheck(lambda t: fn(al, t), [x])
 
 
-@pytest.mark.parametrize("name", ["moveaxis", "swapdims", "ravel contiguous", "unfold", "unfold 0-dim"])
+@pytest.mark.parametrize("name", ["moveaxis", "swapdims", "ravel contiguous", "unfold negative dim", "unfold 0-dim"])
 def test_views_share_memory_and_the_version_counter(name):
     shape, fn = OPS[name]
     x = al.zeros(shape)
@@ -79,16 +79,18 @@ def test_unfold_windows_are_the_strided_windows_of_torch():
     assert ours.tolist() == theirs.tolist() and ours.stride() == theirs.stride()
 
 
-@pytest.mark.xfail(strict=True, reason="PyTorch runs an in-place op through overlapping unfold windows element by "
-                   "element, so a shared place is changed once per window; here the op is computed out of place and "
-                   "copied back, so it is changed once. Repro: y = al.ones(5); y.unfold(0, 2, 1).add_(1); y  "
-                   "# torch: [2, 3, 3, 3, 2]")
-def test_in_place_change_through_overlapping_unfold_windows_matches_torch():
-    def run(m):
-        y = m.ones(5)
+def test_in_place_change_through_overlapping_unfold_windows_is_refused():
+    """PyTorch writes through overlapping windows element by element (``ones(5).unfold(0, 2, 1).add_(1)`` gives
+    [2, 3, 3, 3, 2], each shared place changed once per window); ours computes out of place and copies back, which
+    would change each place once: refused, with the message PyTorch gives for an expanded tensor."""
+    y = al.ones(5)
+    with pytest.raises(RuntimeError, match=r"more than one element of the written-to tensor refers to a single memory "
+                                           r"location.*add_ cannot write.*overlap in memory"):
         y.unfold(0, 2, 1).add_(1)
-        return y.tolist()
-    assert run(al) == run(torch)
+    assert y.tolist() == [1.0] * 5
+    y.unfold(0, 2, 1).fill_(3.0)  # (one value everywhere: allowed, as for an expanded tensor)
+    y.unfold(0, 2, 2).add_(1)  # (windows that do not overlap)
+    assert y.tolist() == [4.0, 4.0, 4.0, 4.0, 3.0]
 
 
 def test_second_derivative_of_unfold_is_unfold_backward_backward():
