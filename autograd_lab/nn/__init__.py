@@ -34,6 +34,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -93,4 +94,6 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "SiLU", "Mish", "Softplus", "Softsign", "Tanhshrink",
            "Hardsigmoid", "Hardswish", "LogSigmoid", "GLU", "Softmin", "Hardshrink", "Softshrink", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
-           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance"]
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance",
+           # attention and transformers
+           "MultiheadAttention"]

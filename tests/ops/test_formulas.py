@@ -14,6 +14,7 @@ from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import autograd_lab as al
 from autograd_lab.ops._op import Op
+from autograd_lab.ops.attention import MulBackward1, _safe_softmax
 from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
 
 F = al.nn.functional
@@ -71,6 +72,13 @@ def _layer_norm(a):
     x = _doubled(a)
     row = x.reshape(-1, x.shape[-1])[0].detach()
     return F.layer_norm(x, x.shape[-1:], row.requires_grad_(), (row * 0.5).requires_grad_())
+
+
+def _masked_safe_softmax(a):
+    """``_safe_softmax`` over dim 0 of ``_doubled(a)`` whose first line along it is all -inf (a zero line)."""
+    x = _doubled(a)
+    lines = al.tensor(np.arange(x.shape[-1]) == 0).expand(x.shape)
+    return _safe_softmax(x.masked_fill(lines, float("-inf")), 0)
 
 
 _IDX = al.tensor([0, 0, 1])
@@ -185,6 +193,8 @@ CASES = {
     # nn
     "SoftmaxBackward0": (SHAPED, "any", [lambda a: F.softmax(a, -1)]),
     "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, 0)]),
+    "SafeSoftmaxBackward0": (SHAPED, "any", [lambda a: _safe_softmax(a, -1), _masked_safe_softmax]),
+    "MulBackward1": (UNARY, "any", [lambda a: MulBackward1.apply(a, other=0.75)]),
     "ErfBackward0": (UNARY, "any", [lambda a: a.erf()]),
     "GeluBackward0": (UNARY, "any", [lambda a: F.gelu(a), lambda a: F.gelu(a, approximate="tanh")]),
     "EmbeddingBackward0": (MATRIX, "any", [lambda a, w: F.embedding(_targets(w.t()), w),
