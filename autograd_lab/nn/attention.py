@@ -6,6 +6,7 @@ and shaped as PyTorch's (``in_proj_weight`` (3E, E) and ``in_proj_bias`` (3E), o
 from __future__ import annotations
 
 from .. import creation
+from ..ops.multi_head_attention import _canonical_mask
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -85,6 +86,9 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                           None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
         batched = query.ndim == 3
         if self.batch_first and batched:  # (keeping "key is value" and "query is key": they choose the projection)
             if key is value:
