@@ -77,6 +77,7 @@ from ..ops.nn_loss_more import (
     soft_margin_loss,
 )
 from ..ops.nn_norm import instance_norm, layer_norm
+from ..ops.nn_norm_more import group_norm, prelu, rms_norm
 from ..ops.nn_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..ops.padding import pad
 from ..ops.pointwise import relu as _relu
@@ -96,7 +97,9 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance",
            # attention
-           "scaled_dot_product_attention", "multi_head_attention_forward"]
+           "scaled_dot_product_attention", "multi_head_attention_forward",
+           # more normalisation
+           "group_norm", "rms_norm", "prelu"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
