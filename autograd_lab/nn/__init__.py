@@ -87,6 +87,7 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .parameter_containers import ParameterDict, ParameterList
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     Transformer,
@@ -116,4 +117,4 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer",
            # more normalisation
-           "GroupNorm", "RMSNorm", "PReLU"]
+           "GroupNorm", "RMSNorm", "PReLU", "ParameterList", "ParameterDict"]
