@@ -7,7 +7,9 @@ and a decoder, each ending with a ``LayerNorm``).
 
 Shapes are sequence-first, (S, N, E), unless ``batch_first``. Masks follow :class:`~.attention.MultiheadAttention`:
 boolean (True: left out) or float (added to the scores). PyTorch's evaluation "fast path" (one fused kernel per
-layer) computes the same function; this library always takes the ordinary path.
+layer) computes the same function; this library always takes the ordinary path, except for one visible effect of
+it: where PyTorch's encoder packs a padded batch into nested tensors (evaluation without gradients, ``batch_first``,
+padding only at the ends), its padded positions come out as 0 before the final norm, and so do ours.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import warnings
 from collections.abc import Callable
 
 from .. import creation
+from ..autograd import grad_mode
 from ..ops.multi_head_attention import _canonical_mask
 from ..tensor import Tensor
 from . import functional as F
@@ -224,7 +227,22 @@ class TransformerEncoder(Module):
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if self._packs_padding(src, mask, src_key_padding_mask):
+            output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.0)
         return output if self.norm is None else self.norm(output)
+
+    def _packs_padding(self, src: Tensor, mask, padding) -> bool:
+        """Whether PyTorch would run this call on nested tensors (evaluation without gradients, a batch with
+        a padding mask that pads only the ends of the sequences, no attention mask), whose padded positions come
+        out as zeros (then the final norm): this encoder gives the same numbers there."""
+        first = self.layers[0] if len(self.layers) else None
+        if (first is None or not self.use_nested_tensor or first.training or src.ndim != 3 or padding is None
+                or mask is not None):
+            return False
+        if grad_mode.is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in first.parameters())):
+            return False
+        padded = padding != 0
+        return not self.mask_check or bool((padded[:, 1:] >= padded[:, :-1]).all())
 
 
 class TransformerDecoder(Module):

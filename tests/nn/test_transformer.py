@@ -127,6 +127,23 @@ def test_eval_mode_matches_torchs_fast_path(kind):
     np.testing.assert_allclose(out.numpy(), their_out.numpy(), rtol=1e-10, atol=1e-11)
 
 
+@pytest.mark.parametrize("padding", [[[False] * 4 + [True], [False] * 3 + [True] * 2],
+                                     [[False] * 4 + [True], [True] + [False] * 4]], ids=["at the ends", "elsewhere"])
+@pytest.mark.parametrize("no_grad", [True, False], ids=["no_grad", "grad"])
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")  # (PyTorch's own, about its prototype)
+def test_eval_with_padding_matches_torchs_nested_tensors(padding, no_grad):
+    """In evaluation without gradients, PyTorch's encoder packs a batch padded at the ends into nested tensors, and
+    its padded positions come out as 0 (then the final norm); otherwise they hold what attention computed."""
+    ours, theirs = _twins("TransformerEncoder", {"batch_first": True})
+    ours.eval(), theirs.eval()
+    x = _SRC.transpose(1, 0, 2).copy()
+    with torch.set_grad_enabled(not no_grad):
+        expected = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(padding)).detach().numpy()
+    with al.set_grad_enabled(not no_grad):
+        got = ours(al.tensor(x), src_key_padding_mask=al.tensor(padding)).detach().numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-11)
+
+
 def test_unbatched_input_matches_torch():
     ours, theirs = _twins("TransformerEncoder", {})
     got = ours(al.tensor(_SRC[:, 0]))
