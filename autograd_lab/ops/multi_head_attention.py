@@ -6,7 +6,8 @@ one unbatched (L, E) sequence):
    separate weights when key and value have other sizes than the query);
 2. ``bias_k``/``bias_v`` add one learned position to key and value, ``add_zero_attn`` one position of zeros
    (each masks widened by a column of 0);
-3. each is cut into ``num_heads`` heads of E / num_heads features;
+3. each is cut into ``num_heads`` heads of E / num_heads features (``static_k``/``static_v``, given already cut,
+   (N * num_heads, S, head_dim), replace the projected key/value);
 4. the masks: ``attn_mask`` (L, S) or (N * num_heads, L, S), ``key_padding_mask`` (N, S), boolean (True: leave
    out; the opposite of ``scaled_dot_product_attention``'s convention) or float (added), are summed into one;
 5. with ``need_weights``, the attention weights are computed explicitly (and returned, averaged over the heads
@@ -124,17 +125,32 @@ def _shaped_attn_mask(attn_mask: Tensor, target: tuple, bsz_heads: int) -> Tenso
     raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
 
 
-def _extra_positions(k, v, attn_mask, key_padding_mask, bias_k, bias_v, bsz):
+def _extra_positions(k, v, attn_mask, key_padding_mask, bias_k, bias_v, bsz, static_k, static_v):
     """``bias_k``/``bias_v`` appended to key and value (one position more), the masks widened to match."""
-    if bias_k is None and bias_v is None:
-        return k, v, attn_mask, key_padding_mask
     if bias_k is None or bias_v is None:
+        if bias_k is not None:
+            raise AssertionError("bias_k is set but bias_v is None")
+        if bias_v is not None:
+            raise AssertionError("bias_v is set but bias_k is None")
+        return k, v, attn_mask, key_padding_mask
+    if static_k is not None:
         raise AssertionError("bias cannot be added to static key.")
+    if static_v is not None:
+        raise AssertionError("bias cannot be added to static value.")
     k = cat([k, bias_k.repeat(1, bsz, 1)])
     v = cat([v, bias_v.repeat(1, bsz, 1)])
     attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
     key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
     return k, v, attn_mask, key_padding_mask
+
+
+def _static(static: Tensor, name: str, bsz_heads: int, head_dim: int) -> Tensor:
+    """A precomputed key or value, already (N * num_heads, S, head_dim), in place of the projected one."""
+    if static.shape[0] != bsz_heads:
+        raise AssertionError(f"expecting {name}.size(0) of {bsz_heads}, but got {static.shape[0]}")
+    if static.shape[2] != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
+    return static
 
 
 def _heads_first(x: Tensor, bsz_heads: int, head_dim: int) -> Tensor:
@@ -198,16 +214,23 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: static_k and static_v are not supported [autograd_lab] "
-                                  "project the key and value yourself and pass them as key and value")
+    if use_separate_proj_weight and tuple(key.shape[:2]) != tuple(value.shape[:2]):
+        raise AssertionError(f"key's sequence and batch dims {key.shape[:2]!r} do not match value's "
+                             f"{value.shape[:2]!r}")
+    if not use_separate_proj_weight and tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {key.shape!r} does not match value shape {value.shape!r}")
     weights, biases = _projection_weights(in_proj_weight, in_proj_bias, use_separate_proj_weight,
                                           q_proj_weight, k_proj_weight, v_proj_weight)
     q, k, v = _in_projection(query, key, value, weights, biases)
     if attn_mask is not None:
         attn_mask = _shaped_attn_mask(attn_mask, (tgt_len, src_len), bsz * num_heads)
-    k, v, attn_mask, key_padding_mask = _extra_positions(k, v, attn_mask, key_padding_mask, bias_k, bias_v, bsz)
-    q, k, v = (_heads_first(x, bsz * num_heads, head_dim) for x in (q, k, v))
+    k, v, attn_mask, key_padding_mask = _extra_positions(k, v, attn_mask, key_padding_mask, bias_k, bias_v, bsz,
+                                                         static_k, static_v)
+    q = _heads_first(q, bsz * num_heads, head_dim)
+    k = _heads_first(k, bsz * num_heads, head_dim) if static_k is None else _static(static_k, "static_k",
+                                                                                    bsz * num_heads, head_dim)
+    v = _heads_first(v, bsz * num_heads, head_dim) if static_v is None else _static(static_v, "static_v",
+                                                                                    bsz * num_heads, head_dim)
     if add_zero_attn:
         zeros = creation.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
         k, v = cat([k, zeros], dim=1), cat([v, zeros], dim=1)

@@ -1,7 +1,8 @@
 """``nn.MultiheadAttention`` and ``F.multi_head_attention_forward`` against PyTorch's in float64: PyTorch's weights
 loaded through ``load_state_dict`` give the same outputs, attention weights and gradients (self-attention, shared
 key and value, other key and value sizes, ``batch_first``, masks, ``add_bias_kv``, ``add_zero_attn``, unbatched
-input, train and eval modes); the parameters' names, shapes and first values; the repr; errors."""
+input, train and eval modes, ``static_k``/``static_v``); gradcheck of the functional form; the parameters' names,
+shapes and first values; the repr; errors."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 import autograd_lab as al
 import autograd_lab.nn.functional as F
+from autograd_lab.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 
@@ -151,12 +153,46 @@ def test_functional_form_matches_torch():
     np.testing.assert_allclose(weights.detach().numpy(), their_weights.detach().numpy(), rtol=1e-12, atol=1e-13)
 
 
+def _functional(lib, module, arrays, **kwargs):
+    q, k, v = (lib.tensor(a) for a in arrays)
+    return lib.nn.functional.multi_head_attention_forward(
+        q, k, v, 4, 2, module.in_proj_weight, module.in_proj_bias, kwargs.pop("bias_k", None),
+        kwargs.pop("bias_v", None), False, 0.0, module.out_proj.weight, module.out_proj.bias, **kwargs)
+
+
+def test_static_key_and_value_match_torch():
+    ours, theirs = _twins({})
+    arrays = _inputs(ours, "distinct")
+    static = np.random.default_rng(5).standard_normal((2, 4, 6, 2))
+    out, weights = _functional(al, ours, arrays, static_k=al.tensor(static[0]), static_v=al.tensor(static[1]))
+    their_out, their_weights = _functional(torch, theirs, arrays, static_k=torch.tensor(static[0]),
+                                           static_v=torch.tensor(static[1]))
+    assert tuple(weights.shape) == (2, 3, 6)
+    np.testing.assert_allclose(out.detach().numpy(), their_out.detach().numpy(), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(weights.detach().numpy(), their_weights.detach().numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_gradcheck_and_gradgradcheck_of_the_functional_form():
+    rng = np.random.default_rng(6)
+    q, k, v = (al.tensor(rng.standard_normal(s), requires_grad=True) for s in ((2, 1, 4), (3, 1, 4), (3, 1, 4)))
+    w_in, w_out = (al.tensor(rng.standard_normal(s) * 0.5, requires_grad=True) for s in ((12, 4), (4, 4)))
+    padding = al.tensor([[False, False, True]])
+
+    def attend(q, k, v, w_in, w_out):
+        out, weights = F.multi_head_attention_forward(q, k, v, 4, 2, w_in, None, None, None, False, 0.0, w_out, None,
+                                                      key_padding_mask=padding)
+        return out, weights
+    assert gradcheck(attend, [q, k, v, w_in, w_out])
+    assert gradgradcheck(attend, [q, k, v, w_in, w_out])
+
+
 def _forward_error(lib, **kwargs):
     module = lib.nn.MultiheadAttention(4, 2)
     q, k = lib.randn(3, 2, 4), lib.randn(5, 2, 4)
     return module(kwargs.pop("query", q), kwargs.pop("key", k), kwargs.pop("value", k), **kwargs)
 
 
+_ARRAYS = tuple(np.random.default_rng(1).standard_normal((n, 2, 4)).astype(np.float32) for n in (3, 5, 5))
 ERRORS = {
     "2-d mask shape": (lambda lib: _forward_error(lib, attn_mask=lib.ones(3, 4).bool()),
                        RuntimeError, r"The shape of the 2D attn_mask is (torch|al)\.Size\(\[3, 4\]\), but should be "
@@ -174,6 +210,19 @@ ERRORS = {
                   AssertionError, "query should be unbatched 2D or batched 3D tensor but received 4-D query tensor"),
     "2-d key for 3-d query": (lambda lib: _forward_error(lib, key=lib.randn(5, 4)), AssertionError,
                               "For batched \\(3-D\\) `query`, expected `key` and `value` to be 3-D but found 2-D"),
+    "bias_k without bias_v": (lambda lib: _functional(lib, lib.nn.MultiheadAttention(4, 2, add_bias_kv=True),
+                                                      _ARRAYS, bias_k=lib.zeros(1, 1, 4)),
+                              AssertionError, "bias_k is set but bias_v is None"),
+    "bias with static key": (lambda lib: _functional(lib, lib.nn.MultiheadAttention(4, 2), _ARRAYS,
+                                                     bias_k=lib.zeros(1, 1, 4), bias_v=lib.zeros(1, 1, 4),
+                                                     static_k=lib.zeros(4, 5, 2)),
+                             AssertionError, "bias cannot be added to static key."),
+    "static key size": (lambda lib: _functional(lib, lib.nn.MultiheadAttention(4, 2), _ARRAYS,
+                                                static_k=lib.zeros(3, 5, 2)),
+                        AssertionError, r"expecting static_k.size\(0\) of 4, but got 3"),
+    "key and value shapes": (lambda lib: _forward_error(lib, value=lib.randn(4, 2, 4)), AssertionError,
+                             r"key shape (torch|al)\.Size\(\[5, 2, 4\]\) does not match value shape "
+                             r"(torch|al)\.Size\(\[4, 2, 4\]\)"),
     "heads do not divide": (lambda lib: lib.nn.MultiheadAttention(5, 2),
                             AssertionError, "embed_dim must be divisible by num_heads"),
     "no heads": (lambda lib: lib.nn.MultiheadAttention(4, 0), ValueError,
