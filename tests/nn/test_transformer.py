@@ -221,3 +221,14 @@ def test_a_boolean_causal_mask_gives_the_float_masks_result():
     floating = ours(al.tensor(_SRC), mask=al.nn.Transformer.generate_square_subsequent_mask(5, dtype=al.float64))
     np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-11, atol=1e-12)
     np.testing.assert_array_equal(got.detach().numpy(), floating.detach().numpy())
+
+
+def test_float32_transformer_matches_torch():
+    ours, theirs = _twins("Transformer", {})
+    ours.float(), theirs.float()
+    src, tgt = _SRC.astype(np.float32), _TGT.astype(np.float32)
+    got = ours(al.tensor(src), al.tensor(tgt), tgt_mask=al.nn.Transformer.generate_square_subsequent_mask(4))
+    expected = theirs(torch.tensor(src), torch.tensor(tgt),
+                      tgt_mask=torch.nn.Transformer.generate_square_subsequent_mask(4))
+    assert got.dtype is al.float32
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-5)
