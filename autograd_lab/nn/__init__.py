@@ -21,6 +21,7 @@ from .activation import (
     LogSigmoid,
     LogSoftmax,
     Mish,
+    PReLU,
     ReLU,
     ReLU6,
     Sigmoid,
@@ -34,6 +35,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -57,7 +59,16 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    LayerNorm,
+    RMSNorm,
+)
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -76,7 +87,15 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .parameter_containers import ParameterDict, ParameterList
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear",
@@ -93,4 +112,9 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "SiLU", "Mish", "Softplus", "Softsign", "Tanhshrink",
            "Hardsigmoid", "Hardswish", "LogSigmoid", "GLU", "Softmin", "Hardshrink", "Softshrink", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
-           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance"]
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance",
+           # attention and transformers
+           "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+           "TransformerDecoderLayer",
+           # more normalisation
+           "GroupNorm", "RMSNorm", "PReLU", "ParameterList", "ParameterDict"]

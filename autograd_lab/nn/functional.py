@@ -10,6 +10,8 @@ import operator
 
 from .. import backend
 from ..ops._args import checked
+from ..ops.attention import scaled_dot_product_attention
+from ..ops.multi_head_attention import multi_head_attention_forward
 from ..ops.nn import (
     addmm,
     batch_norm,
@@ -75,6 +77,7 @@ from ..ops.nn_loss_more import (
     soft_margin_loss,
 )
 from ..ops.nn_norm import instance_norm, layer_norm
+from ..ops.nn_norm_more import group_norm, prelu, rms_norm
 from ..ops.nn_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ..ops.padding import pad
 from ..ops.pointwise import relu as _relu
@@ -92,7 +95,11 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "softsign", "tanhshrink", "hardsigmoid", "hardswish", "logsigmoid", "glu", "softmin", "hardshrink",
            "softshrink", "smooth_l1_loss", "huber_loss", "kl_div", "margin_ranking_loss", "soft_margin_loss",
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance"]
+           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance",
+           # attention
+           "scaled_dot_product_attention", "multi_head_attention_forward",
+           # more normalisation
+           "group_norm", "rms_norm", "prelu"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:

@@ -14,6 +14,8 @@ from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import autograd_lab as al
 from autograd_lab.ops._op import Op
+from autograd_lab.ops.attention import MulBackward1, _safe_softmax
+from autograd_lab.ops.nn_norm_more import AddBackward1
 from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
 
 F = al.nn.functional
@@ -71,6 +73,25 @@ def _layer_norm(a):
     x = _doubled(a)
     row = x.reshape(-1, x.shape[-1])[0].detach()
     return F.layer_norm(x, x.shape[-1:], row.requires_grad_(), (row * 0.5).requires_grad_())
+
+
+def _masked_safe_softmax(a):
+    """``_safe_softmax`` over dim 0 of ``_doubled(a)`` whose first line along it is all -inf (a zero line)."""
+    x = _doubled(a)
+    lines = al.tensor(np.arange(x.shape[-1]) == 0).expand(x.shape)
+    return _safe_softmax(x.masked_fill(lines, float("-inf")), 0)
+
+
+def _group_norm(a):
+    """``group_norm`` of a (2, 3, 7, 6) image in 3 groups, with a weight and a bias that require grad."""
+    weight = al.tensor([0.5, -1.0, 2.0], dtype=a.dtype, requires_grad=True)
+    return F.group_norm(_leaf_picture(a), 3, weight, (weight * 0.3).detach().requires_grad_())
+
+
+def _prelu(a):
+    """``prelu`` with one slope per channel (dim 1; one slope for a 1-d input) that requires grad."""
+    count = a.shape[1] if a.ndim > 1 else 1
+    return F.prelu(a, al.tensor(np.linspace(-0.5, 0.5, count), dtype=a.dtype, requires_grad=True))
 
 
 _IDX = al.tensor([0, 0, 1])
@@ -185,6 +206,11 @@ CASES = {
     # nn
     "SoftmaxBackward0": (SHAPED, "any", [lambda a: F.softmax(a, -1)]),
     "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, 0)]),
+    "SafeSoftmaxBackward0": (SHAPED, "any", [lambda a: _safe_softmax(a, -1), _masked_safe_softmax]),
+    "MulBackward1": (UNARY, "any", [lambda a: MulBackward1.apply(a, other=0.75)]),
+    "AddBackward1": (UNARY, "any", [lambda a: AddBackward1.apply(a, other=0.75)]),
+    "NativeGroupNormBackward0": (UNARY, "any", [_group_norm, lambda a: F.group_norm(_leaf_picture(a), 1)]),
+    "PreluKernelBackward0": (SHAPED, "any", [_prelu, lambda a: F.prelu(a, a.reshape(-1)[:1] * 0.5)]),
     "ErfBackward0": (UNARY, "any", [lambda a: a.erf()]),
     "GeluBackward0": (UNARY, "any", [lambda a: F.gelu(a), lambda a: F.gelu(a, approximate="tanh")]),
     "EmbeddingBackward0": (MATRIX, "any", [lambda a, w: F.embedding(_targets(w.t()), w),

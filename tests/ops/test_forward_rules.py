@@ -28,7 +28,8 @@ _RANDOM = "a random fill: each call draws new values, so finite differences are 
 SKIPPED = {  # (op, builder index in CASES): why finite differences cannot check that builder
     ("PowBackward2", 1): "0 ** x is infinite for x < 0, where finite differences give nan",
     ("AddmmBackward0", 0): _DETACHED, ("MseLossBackward0", 1): _DETACHED, ("NllLossBackward0", 2): _DETACHED,
-    ("NativeLayerNormBackward0", 0): _DETACHED,
+    ("NativeLayerNormBackward0", 0): _DETACHED, ("NativeGroupNormBackward0", 0): _DETACHED,
+    ("NativeGroupNormBackward0", 1): _DETACHED,
     ("ToCopyBackward0", 0): "a float64 input is converted to float32, too coarse for finite differences",
     ("UniformBackward0", 0): _RANDOM, ("NormalBackward0", 0): _RANDOM,
 }
@@ -87,6 +88,8 @@ OWN_INPUTS = {
             x, al.tensor([0.1, -0.2, 0.3], dtype=al.float64), al.tensor([1.5, 0.5, 2.0], dtype=al.float64), w, b),
         lambda rng: [_leaf(rng, (4, 3, 2)), _leaf(rng, (3,)), _leaf(rng, (3,))]),
     # (and those whose builders finite differences cannot check, see SKIPPED)
+    "NativeGroupNormBackward0": (lambda x, w, b: F.group_norm(x, 2, w, b),
+                                 lambda rng: [_leaf(rng, (2, 4, 3)), _leaf(rng, (4,)), _leaf(rng, (4,))]),
     "ToCopyBackward0": (lambda a: ToCopyBackward0.apply(a, dtype=np.dtype("float64")), lambda rng: [_leaf(rng, (2, 3))]),
     "UniformBackward0": (lambda a: (a * 1).uniform_(generator=al.Generator().manual_seed(0)) + a,
                          lambda rng: [_leaf(rng, (3,))]),
