@@ -56,6 +56,12 @@ def _mT(x):
     return F.transpose(x, -2, -1)
 
 
+def _column_major(a):
+    """``a`` laid out as LAPACK writes its results, and PyTorch returns them: each matrix by columns (so ``a.mT`` is
+    contiguous and ``a.mT.view(-1)`` works, as in PyTorch, while ``a.view(-1)`` raises, as there)."""
+    return a if a.ndim < 2 else a.swapaxes(-2, -1).copy().swapaxes(-2, -1)
+
+
 def _trace(x):
     return F.sum(F.diagonal(x), -1)
 
@@ -117,7 +123,7 @@ class LinalgInvExBackward0(Op):
 
     def forward(xp, A):
         try:
-            return xp.linalg.inv(A)
+            return _column_major(xp.linalg.inv(A))
         except xp.linalg.LinAlgError:
             raise _singular("linalg.inv", xp, A) from None
 
@@ -134,7 +140,7 @@ class LinalgSolveExBackward0(Op):
 
     def forward(xp, A, B, *, vector=False):
         try:
-            return xp.linalg.solve(A, B[..., None])[..., 0] if vector else xp.linalg.solve(A, B)
+            return xp.linalg.solve(A, B[..., None])[..., 0] if vector else _column_major(xp.linalg.solve(A, B))
         except xp.linalg.LinAlgError:
             raise _singular("torch.linalg.solve", xp, A, solver=True) from None
 
@@ -166,7 +172,7 @@ class LinalgCholeskyExBackward0(Op):
             L = xp.linalg.cholesky(A)
         except xp.linalg.LinAlgError:
             raise _not_positive_definite(xp, A) from None
-        return xp.ascontiguousarray(L.swapaxes(-2, -1)) if upper else L
+        return _column_major(L.swapaxes(-2, -1) if upper else L)
 
     def d_A(grad, L, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized (L: the lower factor)
         L, gL = (_mT(L), _mT(grad)) if upper else (L, grad)
@@ -208,7 +214,7 @@ class LinalgQrBackward0(Op):
     saves = ("Q", "R", "mode")
 
     def forward(xp, A, *, mode="reduced"):
-        return tuple(xp.linalg.qr(A, mode=mode))
+        return tuple(_column_major(factor) for factor in xp.linalg.qr(A, mode=mode))
 
     def backward(grads, Q, R, mode):
         m, n = Q.shape[-2], R.shape[-1]
@@ -267,7 +273,7 @@ class LinalgEighBackward0(Op):
 
     def forward(xp, A, *, UPLO="L"):
         values, vectors = xp.linalg.eigh(A, UPLO=UPLO)
-        return values, vectors
+        return values, _column_major(vectors)
 
     def backward(grads, eigenvalues, eigenvectors):
         gL, gV = grads
@@ -301,7 +307,7 @@ class LinalgSvdBackward0(Op):
 
     def forward(xp, A, *, full_matrices=False):
         U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
-        return U, S, Vh
+        return _column_major(U), S, _column_major(Vh)
 
     def backward(grads, full_matrices, U, S, Vh):
         gU, gS, gVh = grads
