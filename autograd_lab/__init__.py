@@ -178,6 +178,7 @@ from .ops.pointwise_math import (
     sinc,
     sinh,
 )
+from .ops.products_more import addbmm, addmv, addr, baddbmm, chain_matmul, dist, ger, vdot
 from .ops.reductions import (
     all,
     amax,
