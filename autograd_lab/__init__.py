@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math as _math
 import warnings as _warnings
 
 from . import autograd, backend, backends, cuda, data, linalg, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
@@ -72,13 +73,14 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .info import finfo, get_num_threads, iinfo, set_num_threads
 from .linalg import _cross as cross
 from .linalg import _qr_legacy as qr
 from .linalg import _svd_legacy as svd
 from .linalg import cholesky, det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
 from .linalg import inv as inverse
 from .ops._args import checked as _checked
-from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
+from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, rsub, square, sub
 from .ops.comparison import (
     eq,
     ge,
@@ -178,6 +180,7 @@ from .ops.pointwise_math import (
     sinc,
     sinh,
 )
+from .ops.pointwise_more import fix, fmax, fmin, frexp, gcd, lcm, ldexp, nextafter, positive
 from .ops.products_more import addbmm, addmv, addr, baddbmm, chain_matmul, dist, ger, vdot
 from .ops.reductions import (
     all,
@@ -218,6 +221,7 @@ from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
+from .ranges import logspace, vander
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load
@@ -233,6 +237,7 @@ multiply, subtract, divide, negative = mul, sub, div, neg
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 clamp_, true_divide = Tensor.clamp_, div
 result_type = backend.result_type
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # as torch.pi ... torch.newaxis
 
 __version__ = "0.1.0"
 

@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     pointwise,
     pointwise_binary,
     pointwise_math,
+    pointwise_more,
     products_more,
     reductions,
     scatter_gather,
