@@ -81,6 +81,14 @@ from .linalg import cholesky, det, logdet, matrix_power, slogdet  # (al.linalg, 
 from .linalg import inv as inverse
 from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, rsub, square, sub
+from .ops.bitwise import (
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+)
 from .ops.comparison import (
     eq,
     ge,
@@ -182,6 +190,7 @@ from .ops.pointwise_math import (
 )
 from .ops.pointwise_more import fix, fmax, fmin, frexp, gcd, lcm, ldexp, nextafter, positive
 from .ops.products_more import addbmm, addmv, addr, baddbmm, chain_matmul, dist, ger, vdot
+from .ops.random_sampling import bernoulli, multinomial, poisson
 from .ops.reductions import (
     all,
     amax,
@@ -218,6 +227,18 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
+from .ops.statistics import (
+    bincount,
+    corrcoef,
+    cov,
+    cumulative_trapezoid,
+    histc,
+    histogram,
+    nanquantile,
+    quantile,
+    trapezoid,
+    trapz,
+)
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
@@ -235,7 +256,7 @@ short = int16
 
 multiply, subtract, divide, negative = mul, sub, div, neg
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
-clamp_, true_divide = Tensor.clamp_, div
+clamp_, true_divide, absolute = Tensor.clamp_, div, abs
 result_type = backend.result_type
 pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # as torch.pi ... torch.newaxis
 

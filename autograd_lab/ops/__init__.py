@@ -9,7 +9,9 @@ from .. import backend
 from ..tensor import Tensor
 from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     arithmetic,
+    bitwise,
     comparison,
+    comparison_inplace,
     cumulative,
     fill,
     index_writes,
@@ -25,12 +27,14 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     pointwise_math,
     pointwise_more,
     products_more,
+    random_sampling,
     reductions,
     scatter_gather,
     searching,
     shape,
     sorting,
     split,
+    statistics,
     triangles,
     variance,
 )

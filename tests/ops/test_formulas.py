@@ -74,6 +74,7 @@ def _layer_norm(a):
 
 
 _IDX = al.tensor([0, 0, 1])
+_COMPARISONS = (("Eq", "eq"), ("Ne", "ne"), ("Lt", "lt"), ("Le", "le"), ("Gt", "gt"), ("Ge", "ge"))
 
 # op class -> (kind, domain, builders). Domains: "pos" (0.5..2), "any" (-2..2, away from 0). FIXED builders
 # take (dtype) and make their own inputs.
@@ -253,6 +254,21 @@ CASES = {
                                           lambda a: a.index_put((al.tensor([0]),), a[0] * 3, accumulate=True)]),
     "UniformBackward0": (UNARY, "any", [_written("uniform_")]),
     "NormalBackward0": (UNARY, "any", [_written("normal_")]),
+    "BernoulliBackward0": (UNARY, "any", [lambda a: al.bernoulli(a.sigmoid())]),
+    "BernoulliBackward1": (UNARY, "any", [lambda a: _written("bernoulli_")(a, a.sigmoid())]),
+    "BernoulliBackward2": (UNARY, "any", [_written("bernoulli_", 0.3)]),
+    "PoissonBackward0": (UNARY, "pos", [lambda a: al.poisson(a)]),
+    "RandomBackward0": (UNARY, "any", [_written("random_", -2, 5)]),
+    "RandomBackward1": (UNARY, "any", [_written("random_", 5)]),
+    "RandomBackward2": (UNARY, "any", [_written("random_")]),
+    "ExponentialBackward0": (UNARY, "any", [_written("exponential_")]),
+    "GeometricBackward0": (UNARY, "any", [_written("geometric_", 0.4)]),
+    "LogNormalBackward0": (UNARY, "any", [_written("log_normal_")]),
+    "CauchyBackward0": (UNARY, "any", [_written("cauchy_")]),
+    # comparisons written in place (zero gradients)
+    **{f"{node}Backward0": (UNARY, "any", [_written(f"{name}_", 0.5)]) for node, name in _COMPARISONS},
+    **{f"{node}Backward1": (UNARY, "any", [lambda a, name=name: _written(f"{name}_")(a, a.round())])
+       for node, name in _COMPARISONS},
     # norms and padding
     "LinalgVectorNormBackward0": (SHAPED, "any", [lambda a: a.norm(), lambda a: a.norm(1, 0), lambda a: a.norm(3),
                                                   lambda a: a.norm(float("inf"))]),
