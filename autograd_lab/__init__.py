@@ -188,7 +188,7 @@ from .ops.pointwise_math import (
     sinc,
     sinh,
 )
-from .ops.pointwise_more import fix, fmax, fmin, frexp, gcd, lcm, ldexp, nextafter, positive
+from .ops.pointwise_more import fix, fmax, fmin, frexp, gcd, i0, lcm, ldexp, nextafter, positive
 from .ops.products_more import addbmm, addmv, addr, baddbmm, chain_matmul, dist, ger, vdot
 from .ops.random_sampling import bernoulli, multinomial, poisson
 from .ops.reductions import (

@@ -1,4 +1,4 @@
-"""More element-wise math: ``fmax``/``fmin`` (NaN-ignoring maximum and minimum), ``ldexp``, ``nextafter``, and, with no
+"""More element-wise math: ``fmax``/``fmin`` (NaN-ignoring maximum and minimum), ``ldexp``, ``nextafter``, ``i0``, and, with no
 gradient, ``gcd``, ``lcm`` and ``frexp``; ``positive`` and ``fix`` (``trunc``'s other name). Methods and in-place
 forms as PyTorch has them."""
 
@@ -83,6 +83,58 @@ class NextafterBackward0(Op):
         return F.zeros_like(grad)
 
     f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
+
+def _i1(xp, x):
+    """The modified Bessel function of the first kind of order 1, in float64: its power series up to |x| = 30, where
+    every term is positive (so the sum loses no digits), and its asymptotic series beyond (error below e^-60)."""
+    x = x.astype("float64")
+    size = xp.abs(x)
+    half = xp.minimum(size, 30.0) / 2
+    term = half.copy()
+    total = half.copy()
+    for k in range(1, 100):  # (x/2)^(2k+1) / (k! (k+1)!), each from the last
+        term = term * half * half / (k * (k + 1))
+        total = total + term
+    big = xp.maximum(size, 30.0)
+    coefficient, series = xp.ones_like(big), xp.ones_like(big)
+    for k in range(1, 30):  # e^x / sqrt(2 pi x) * sum of (-1)^k prod_j (4 - (2j-1)^2) / (k! (8x)^k)
+        coefficient = coefficient * -(4 - (2 * k - 1) ** 2) / (k * 8 * big)
+        series = series + coefficient
+    with backend.np.errstate(over="ignore"):
+        asymptotic = xp.exp(big) / xp.sqrt(2 * math.pi * big) * series
+    return xp.sign(x) * xp.where(size <= 30, total, asymptotic)
+
+
+class I0Backward0(Op):
+    """out = I0(self), the modified Bessel function of the first kind of order 0"""
+    saves = ("self",)
+    promotes = "float"
+
+    def forward(xp, self):
+        with backend.np.errstate(all="ignore"):  # (NaN at infinities, as PyTorch's; inf past e^709)
+            return xp.i0(self).astype(self.dtype, copy=False)
+
+    def d_self(grad, self):
+        return grad * F.call(SpecialI1Backward0, self)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
+
+class SpecialI1Backward0(Op):
+    """out = I1(self), the modified Bessel function of the first kind of order 1 (the derivative of I0)"""
+    saves = ("result", "self")
+    promotes = "float"
+
+    def forward(xp, self):
+        return _i1(xp, self).astype(self.dtype, copy=False)
+
+    def d_self(grad, result, self):  # I1' = I0 - I1 / x, which tends to 1/2 at 0
+        tiny = F.abs(self) <= backend.np.finfo(backend.np.float32).eps
+        safe = F.where(tiny, 1.0, self)
+        return grad * F.where(tiny, 0.5, F.call(I0Backward0, self) - result / safe)
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
 # -- front-end functions ------------------------------------------------------------------------
@@ -170,11 +222,17 @@ def positive(input):
     return input
 
 
+@checked
+def i0(input):
+    """The modified Bessel function of the first kind of order 0, element-wise (integers give floats)."""
+    return I0Backward0.apply(input)
+
+
 fix = trunc
 
 _FUNCTIONS = dict(fmax=fmax, fmin=fmin, ldexp=ldexp, nextafter=nextafter, gcd=gcd, lcm=lcm, frexp=frexp,
-                  positive=positive, fix=fix)
-_INPLACE = ("ldexp", "nextafter", "gcd", "lcm", "fix")
+                  positive=positive, fix=fix, i0=i0)
+_INPLACE = ("ldexp", "nextafter", "gcd", "lcm", "fix", "i0")
 
 
 def _bind() -> None:

@@ -14,6 +14,7 @@ from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import autograd_lab as al
 from autograd_lab.ops._op import Op
+from autograd_lab.ops.pointwise_more import SpecialI1Backward0
 from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
 
 F = al.nn.functional
@@ -326,6 +327,8 @@ CASES = {
     "FmaxBackward0": (BINARY, "any", [lambda a, b: al.fmax(a, b), lambda a, b: al.fmax(a, a.round())]),
     "FminBackward0": (BINARY, "any", [lambda a, b: al.fmin(a, b)]),
     "LdexpBackward0": (BINARY, "any", [lambda a, b: al.ldexp(a, b)]),
+    "I0Backward0": (UNARY, "any", [lambda a: al.i0(a), lambda a: a.i0()]),
+    "SpecialI1Backward0": (UNARY, "any", [lambda a: SpecialI1Backward0.apply(a)]),  # (i0's derivative)
     "NextafterBackward0": (BINARY, "any", [lambda a, b: al.nextafter(a, b), lambda a, b: al.nextafter(a, a.round())]),
     "NansumBackward0": (SHAPED, "any", [lambda a: a.nansum(), lambda a: al.nansum(a.log(), 0, keepdim=True)]),
     "AminmaxBackward0": (SHAPED, "any", [lambda a: al.aminmax(a), lambda a: a.aminmax(dim=0, keepdim=True),

@@ -28,6 +28,8 @@ CASES = {  # name -> (function of the module and the leaves, the leaves' values)
     "fix_": (lambda m, a: (a * 1.5).fix_(), ([1.0, -2, 3],)),
     "ldexp_": (lambda m, a, b: (a * 1).ldexp_(b), ([1.0, -2, 3], [1.0, 2, 0])),
     "nextafter_": (lambda m, a, b: (a * 1).nextafter_(b), ([1.0, -2, 3], [1.0, 2, 0])),
+    "i0": (lambda m, a: m.i0(a), ([0.0, 1e-9, -2.5, 3, 29.5, 31, -45, 200, math.inf, -math.inf, math.nan],)),
+    "i0_": (lambda m, a: (a * 1).i0_(), ([0.0, -2.5, 3],)),
 }
 
 
@@ -35,6 +37,30 @@ CASES = {  # name -> (function of the module and the leaves, the leaves' values)
 def test_values_nodes_and_gradients_match_torch(name):
     fn, values = CASES[name]
     same_as_torch(torch, fn, *values)
+
+
+def test_i0_gradient_of_gradient_matches_torch_and_gradgradcheck():
+    """The second derivative of i0 runs i1's node (SpecialI1Backward0), as in PyTorch; at 0 it is 1/2."""
+    values = [0.0, 1e-9, -2.5, 3.0, 29.5, 31.0, -45.0]
+    grads = []
+    for m in (al, torch):
+        x = m.tensor(values, dtype=m.float64, requires_grad=True)
+        (first,) = m.autograd.grad(m.i0(x).sum(), x, create_graph=True)
+        assert type(first.grad_fn).__name__ in ("MulBackward0", "SpecialI1Backward0")
+        first.sum().backward()
+        grads.append((first.tolist(), x.grad.tolist()))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-13)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-13)
+    x = al.tensor([0.5, -1.5, 4.0, 35.0], dtype=al.float64, requires_grad=True)
+    assert gradcheck(al.i0, [x]) and gradgradcheck(al.i0, [x])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "bool"])
+def test_i0_dtypes_match_torch(dtype):
+    ours = al.i0(al.tensor([0, 1, 3], dtype=getattr(al, dtype)))
+    theirs = torch.i0(torch.tensor([0, 1, 3], dtype=getattr(torch, dtype)))
+    assert str(ours.dtype)[3:] == str(theirs.dtype)[6:]
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", ["fmax", "fmin", "ldexp", "nextafter", "rsub"])
