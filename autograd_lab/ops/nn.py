@@ -167,6 +167,8 @@ class AddmmBackward0(Op):
                 and self.shape == product.shape[2 - self.ndim:]):
             product += self  # a bias row (or a full matrix) of the product's dtype: added into the fresh product
             return product
+        if beta == 0:  # self's values are ignored (a NaN there stays out), as PyTorch documents
+            return product if alpha == 1 else alpha * product
         return (self if beta == 1 else beta * self) + (product if alpha == 1 else alpha * product)
 
     def d_self(grad, beta):

@@ -204,12 +204,8 @@ def _check_scalars(input: Tensor, beta, alpha) -> None:
 
 def _check_broadcast(op: str, input: Tensor, shape: tuple) -> None:
     """``input`` must broadcast to the product's ``shape`` (PyTorch expands it: its error)."""
-    try:
-        backend.np.broadcast_shapes(tuple(input.shape), shape)
-        fits = len(input.shape) <= len(shape)
-    except ValueError:
-        fits = False
-    if not fits or backend.np.broadcast_shapes(tuple(input.shape), shape) != shape:
+    fits = input.ndim <= len(shape) and all(s in (1, t) for s, t in zip(reversed(input.shape), reversed(shape)))
+    if not fits:
         n = len(shape) - input.ndim
         dim = next((i for i in reversed(range(len(shape))) if i >= n and input.shape[i - n] not in (1, shape[i])), 0)
         raise RuntimeError(f"The expanded size of the tensor ({shape[dim]}) must match the existing size "

@@ -79,6 +79,7 @@ def test_beta_zero_ignores_nan_in_input_as_torch():
         assert out.tolist() == [4.0] * 3
         out = m.baddbmm(m.full((1, 2, 2), math.nan), m.ones(1, 2, 3), m.ones(1, 3, 2), beta=0, alpha=2)
         assert out.tolist() == [[[6.0] * 2] * 2]
+        assert m.addmm(m.full((2,), math.nan), m.ones(3, 4), m.ones(4, 2), beta=0).tolist() == [[4.0] * 2] * 3
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "float32"])
