@@ -13,6 +13,7 @@ from ..tensor import _wrap_dim as _wrap
 from ._args import checked
 from ._errors import no_kernel
 from .pointwise_binary import lerp
+from .shape import SqueezeBackward4
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -64,7 +65,9 @@ def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignor
     elif keepdim and input.ndim:
         result = result.unsqueeze(d)  # (..., 1 at d, ..., Q)
     result = result.movedim(-1, 0)
-    return result.squeeze(0) if not isinstance(q, Tensor) or q.ndim == 0 else result
+    if not isinstance(q, Tensor) or q.ndim == 0:
+        return SqueezeBackward4.apply(result, dim=(0,))  # (the node PyTorch's quantile ends with)
+    return result
 
 
 def _interpolate(ordered: Tensor, ranks, interpolation: str, xp) -> Tensor:

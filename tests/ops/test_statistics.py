@@ -68,6 +68,13 @@ def test_nans_give_nan_or_are_skipped_as_in_torch(mode):
     _compare(lambda m, x: m.nanquantile(x, 0.7, dim=1, interpolation=mode), WITH_NAN)
 
 
+def test_quantile_of_a_number_ends_with_torchs_node():
+    for m in (al, torch):
+        x = m.ones(3, 4, requires_grad=True)
+        assert type(m.quantile(x, 0.5).grad_fn).__name__ == "SqueezeBackward4"
+        assert type(m.nanquantile(x, 0.5, dim=1).grad_fn).__name__ == "SqueezeBackward4"
+
+
 def test_quantile_gradcheck_and_0_dim_input():
     x = al.tensor(X, requires_grad=True)
     q = al.tensor([0.2, 0.7], dtype=al.float64)
