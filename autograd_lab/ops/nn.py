@@ -202,6 +202,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
         if t.dtype is not mat1.dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {mat1.dtype!r} != {t.dtype!r}. "
                                "[autograd_lab] linear/addmm: convert the input or the layer, e.g. model.double()")
+    if not mat1.dtype.is_floating_point:  # an integer product truncates beta and alpha, as PyTorch's kernel does
+        beta, alpha = int(beta), int(alpha)
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 

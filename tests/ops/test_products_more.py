@@ -94,7 +94,8 @@ def test_integer_and_float32_products_keep_their_dtype(dtype):
 
 
 def test_integer_products_truncate_float_beta_and_alpha_as_torch():
-    for name, shapes in (("addmv", [(3,), (3, 4), (4,)]), ("baddbmm", [(1, 3, 1), (1, 3, 4), (1, 4, 1)]),
+    for name, shapes in (("addmv", [(3,), (3, 4), (4,)]), ("addmm", [(3, 1), (3, 4), (4, 1)]),
+                         ("baddbmm", [(1, 3, 1), (1, 3, 4), (1, 4, 1)]),
                          ("addbmm", [(3, 1), (2, 3, 4), (2, 4, 1)])):
         ours = getattr(al, name)(*[al.full(s, 3) for s in shapes], beta=1.5, alpha=2.7)
         theirs = getattr(torch, name)(*[torch.full(s, 3) for s in shapes], beta=1.5, alpha=2.7)
