@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math as _math
 import warnings as _warnings
 
 from . import autograd, backend, backends, cuda, data, linalg, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
@@ -72,13 +73,22 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .info import finfo, get_num_threads, iinfo, set_num_threads
 from .linalg import _cross as cross
 from .linalg import _qr_legacy as qr
 from .linalg import _svd_legacy as svd
 from .linalg import cholesky, det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
 from .linalg import inv as inverse
 from .ops._args import checked as _checked
-from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
+from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, rsub, square, sub
+from .ops.bitwise import (
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+)
 from .ops.comparison import (
     eq,
     ge,
@@ -200,7 +210,10 @@ from .ops.pointwise_math import (
     sinc,
     sinh,
 )
+from .ops.pointwise_more import fix, fmax, fmin, frexp, gcd, i0, lcm, ldexp, nextafter, positive
 from .ops.predicates import is_complex, is_nonzero, is_same_size, is_signed, isclose, isin, unique_consecutive
+from .ops.products_more import addbmm, addmv, addr, baddbmm, chain_matmul, dist, ger, vdot
+from .ops.random_sampling import bernoulli, multinomial, poisson
 from .ops.reductions import (
     all,
     amax,
@@ -247,6 +260,18 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
+from .ops.statistics import (
+    bincount,
+    corrcoef,
+    cov,
+    cumulative_trapezoid,
+    histc,
+    histogram,
+    nanquantile,
+    quantile,
+    trapezoid,
+    trapz,
+)
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
@@ -263,6 +288,7 @@ from .ops.views_more import (
     triu_indices,
     unravel_index,
 )
+from .ranges import logspace, vander
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load
@@ -276,8 +302,9 @@ short = int16
 
 multiply, subtract, divide, negative = mul, sub, div, neg
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
-clamp_, true_divide = Tensor.clamp_, div
+clamp_, true_divide, absolute = Tensor.clamp_, div, abs
 result_type = backend.result_type
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # as torch.pi ... torch.newaxis
 
 __version__ = "0.1.0"
 

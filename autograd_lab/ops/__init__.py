@@ -9,7 +9,9 @@ from .. import backend
 from ..tensor import Tensor
 from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     arithmetic,
+    bitwise,
     comparison,
+    comparison_inplace,
     cumulative,
     fill,
     index_writes,
@@ -24,7 +26,10 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     pointwise,
     pointwise_binary,
     pointwise_math,
+    pointwise_more,
     predicates,
+    products_more,
+    random_sampling,
     reductions,
     scatter_gather,
     scatter_more,
@@ -32,6 +37,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     shape,
     sorting,
     split,
+    statistics,
     triangles,
     variance,
     views_more,

@@ -73,6 +73,23 @@ class SubBackward0(Op):
     f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
 
+class RsubBackward0(Op):
+    """out = other - alpha * self, for ``rsub(tensor, tensor)``"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, other, *, alpha=1):
+        return other - self if alpha == 1 else other - alpha * self
+
+    def d_self(grad, alpha):
+        return -grad if alpha == 1 else grad * -alpha
+
+    def d_other(grad):
+        return grad
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
+
 class RsubBackward1(Op):
     """out = other - alpha * self, for ``number - tensor``"""
     saves = ("alpha",)
@@ -322,7 +339,7 @@ def rsub(input, other, *, alpha=1):
     alpha = plain_number(alpha)
     if not isinstance(other, Tensor):
         return RsubBackward1.apply(input, other=_operand(other, "rsub"), alpha=alpha)
-    return SubBackward0.apply(other, input, alpha=alpha)
+    return RsubBackward0.apply(input, other, alpha=alpha)
 
 
 def mul(input, other, *, out=None):

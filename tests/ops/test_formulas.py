@@ -16,6 +16,7 @@ import autograd_lab as al
 from autograd_lab.ops._op import Op
 from autograd_lab.ops.attention import MulBackward1, _safe_softmax
 from autograd_lab.ops.nn_norm_more import AddBackward1
+from autograd_lab.ops.pointwise_more import SpecialI1Backward0
 from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
 
 F = al.nn.functional
@@ -95,6 +96,7 @@ def _prelu(a):
 
 
 _IDX = al.tensor([0, 0, 1])
+_COMPARISONS = (("Eq", "eq"), ("Ne", "ne"), ("Lt", "lt"), ("Le", "le"), ("Gt", "gt"), ("Ge", "ge"))
 
 # op class -> (kind, domain, builders). Domains: "pos" (0.5..2), "any" (-2..2, away from 0). FIXED builders
 # take (dtype) and make their own inputs.
@@ -103,6 +105,7 @@ CASES = {
     "AddBackward0": (BINARY, "any", [lambda a, b: a + b, lambda a, b: a.add(b, alpha=2.5)]),
     "SubBackward0": (BINARY, "any", [lambda a, b: a - b, lambda a, b: a.sub(b, alpha=0.5)]),
     "RsubBackward1": (UNARY, "any", [lambda a: 2.0 - a]),
+    "RsubBackward0": (BINARY, "any", [lambda a, b: al.rsub(a, b), lambda a, b: al.rsub(a, b, alpha=0.5)]),
     "MulBackward0": (BINARY, "any", [lambda a, b: a * b, lambda a, b: a * 0.9]),
     "DivBackward0": (BINARY, "any", [lambda a, b: a / b, lambda a, b: a / 4]),
     "DivBackward2": (BINARY, "any", [lambda a, b: a.div(b, rounding_mode="floor")]),
@@ -199,6 +202,13 @@ CASES = {
                                        lambda a, w: al.addmm(w[:, 0], a, w.t(), beta=0.5, alpha=2.0)]),
     "BmmBackward0": (MATRIX, "any", [lambda a, w: a.unsqueeze(0).bmm(w.t().unsqueeze(0))]),
     "MvBackward0": (MATRIX, "any", [lambda a, w: a.mv(w[0])]),
+    "AddmvBackward0": (MATRIX, "any", [lambda a, w: al.addmv(a[:, 0], a, w[0], beta=0.5, alpha=2.0)]),
+    "AddrBackward0": (MATRIX, "any", [lambda a, w: al.addr(a, a[:, 0], w[0], beta=0.5, alpha=2.0)]),
+    "BaddbmmBackward0": (MATRIX, "any", [lambda a, w: al.baddbmm(a[:, :1], a[None], w.t()[None], beta=0.5, alpha=2.0)]),
+    "AddbmmBackward0": (MATRIX, "any", [lambda a, w: al.addbmm(a[:, :1], al.stack([a, a * 2]), al.stack([w.t()] * 2))]),
+    "VdotBackward0": (MATRIX, "any", [lambda a, w: al.vdot(a[0], w[0])]),
+    "DistBackward0": (BINARY, "any", [lambda a, b: al.dist(a, b), lambda a, b: al.dist(a, b, 1),
+                                      lambda a, b: al.dist(a, b, 3), lambda a, b: al.dist(a, b, float("inf"))]),
     "DotBackward0": (MATRIX, "any", [lambda a, w: a[0].dot(w[0])]),
     "EinsumBackward0": (MATRIX, "any", [lambda a, w: al.einsum("ij,kj->ik", a, w), lambda a, w: al.einsum("ij->i", a),
                                         lambda a, w: al.einsum("ii", a[:2, :2]),
@@ -271,6 +281,21 @@ CASES = {
                                           lambda a: a.index_put((al.tensor([0]),), a[0] * 3, accumulate=True)]),
     "UniformBackward0": (UNARY, "any", [_written("uniform_")]),
     "NormalBackward0": (UNARY, "any", [_written("normal_")]),
+    "BernoulliBackward0": (UNARY, "any", [lambda a: al.bernoulli(a.sigmoid())]),
+    "BernoulliBackward1": (UNARY, "any", [lambda a: _written("bernoulli_")(a, a.sigmoid())]),
+    "BernoulliBackward2": (UNARY, "any", [_written("bernoulli_", 0.3)]),
+    "PoissonBackward0": (UNARY, "pos", [lambda a: al.poisson(a)]),
+    "RandomBackward0": (UNARY, "any", [_written("random_", -2, 5)]),
+    "RandomBackward1": (UNARY, "any", [_written("random_", 5)]),
+    "RandomBackward2": (UNARY, "any", [_written("random_")]),
+    "ExponentialBackward0": (UNARY, "any", [_written("exponential_")]),
+    "GeometricBackward0": (UNARY, "any", [_written("geometric_", 0.4)]),
+    "LogNormalBackward0": (UNARY, "any", [_written("log_normal_")]),
+    "CauchyBackward0": (UNARY, "any", [_written("cauchy_")]),
+    # comparisons written in place (zero gradients)
+    **{f"{node}Backward0": (UNARY, "any", [_written(f"{name}_", 0.5)]) for node, name in _COMPARISONS},
+    **{f"{node}Backward1": (UNARY, "any", [lambda a, name=name: _written(f"{name}_")(a, a.round())])
+       for node, name in _COMPARISONS},
     # norms and padding
     "LinalgVectorNormBackward0": (SHAPED, "any", [lambda a: a.norm(), lambda a: a.norm(1, 0), lambda a: a.norm(3),
                                                   lambda a: a.norm(float("inf"))]),
@@ -325,6 +350,12 @@ CASES = {
     "LerpBackward1": (BINARY, "any", [lambda a, b: al.lerp(a, b, b), lambda a, b: a.lerp(a * 2, b)]),
     "AddcmulBackward0": (BINARY, "any", [lambda a, b: al.addcmul(a, a, b, value=0.5)]),
     "AddcdivBackward0": (BINARY, "any", [lambda a, b: al.addcdiv(b, a, b, value=2)]),
+    "FmaxBackward0": (BINARY, "any", [lambda a, b: al.fmax(a, b), lambda a, b: al.fmax(a, a.round())]),
+    "FminBackward0": (BINARY, "any", [lambda a, b: al.fmin(a, b)]),
+    "LdexpBackward0": (BINARY, "any", [lambda a, b: al.ldexp(a, b)]),
+    "I0Backward0": (UNARY, "any", [lambda a: al.i0(a), lambda a: a.i0()]),
+    "SpecialI1Backward0": (UNARY, "any", [lambda a: SpecialI1Backward0.apply(a)]),  # (i0's derivative)
+    "NextafterBackward0": (BINARY, "any", [lambda a, b: al.nextafter(a, b), lambda a, b: al.nextafter(a, a.round())]),
     "NansumBackward0": (SHAPED, "any", [lambda a: a.nansum(), lambda a: al.nansum(a.log(), 0, keepdim=True)]),
     "AminmaxBackward0": (SHAPED, "any", [lambda a: al.aminmax(a), lambda a: a.aminmax(dim=0, keepdim=True),
                                          lambda a: al.aminmax(a.round(), dim=-1)]),

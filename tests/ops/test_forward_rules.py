@@ -32,6 +32,9 @@ SKIPPED = {  # (op, builder index in CASES): why finite differences cannot check
     ("NativeGroupNormBackward0", 1): _DETACHED,
     ("ToCopyBackward0", 0): "a float64 input is converted to float32, too coarse for finite differences",
     ("UniformBackward0", 0): _RANDOM, ("NormalBackward0", 0): _RANDOM,
+    **{(name, 0): _RANDOM for name in ("BernoulliBackward0", "BernoulliBackward1", "BernoulliBackward2", "PoissonBackward0",
+                                       "RandomBackward0", "RandomBackward1", "RandomBackward2", "ExponentialBackward0",
+                                       "GeometricBackward0", "LogNormalBackward0", "CauchyBackward0")},
 }
 
 
@@ -95,6 +98,19 @@ OWN_INPUTS = {
                          lambda rng: [_leaf(rng, (3,))]),
     "NormalBackward0": (lambda a: (a * 1).normal_(generator=al.Generator().manual_seed(0)) * a,
                         lambda rng: [_leaf(rng, (3,))]),
+    **{name: (lambda a, fill=fill: fill(a * 1, al.Generator().manual_seed(0)) * a, lambda rng: [_leaf(rng, (3,))])
+       for name, fill in {
+           "BernoulliBackward0": lambda a, g: al.bernoulli(a.sigmoid(), generator=g),
+           "BernoulliBackward1": lambda a, g: a.bernoulli_(a.sigmoid().detach(), generator=g),
+           "BernoulliBackward2": lambda a, g: a.bernoulli_(0.3, generator=g),
+           "PoissonBackward0": lambda a, g: al.poisson(a.abs() + 1, generator=g),
+           "RandomBackward0": lambda a, g: a.random_(-2, 5, generator=g),
+           "RandomBackward1": lambda a, g: a.random_(5, generator=g),
+           "RandomBackward2": lambda a, g: a.random_(generator=g),
+           "ExponentialBackward0": lambda a, g: a.exponential_(generator=g),
+           "GeometricBackward0": lambda a, g: a.geometric_(0.4, generator=g),
+           "LogNormalBackward0": lambda a, g: a.log_normal_(generator=g),
+           "CauchyBackward0": lambda a, g: a.cauchy_(generator=g)}.items()},
 }
 
 
