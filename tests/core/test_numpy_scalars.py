@@ -26,6 +26,7 @@ CASES = {
     "add alpha": lambda m, x: x.add(x, alpha=HALF),
     "sub alpha": lambda m, x: x.sub(HALF, alpha=HALF),
     "reflected sub": lambda m, x: x.__rsub__(HALF),
+    "rsub": lambda m, x: m.rsub(x, HALF),
     "addcmul value": lambda m, x: m.addcmul(x, x, x, value=HALF),
     "addcdiv value": lambda m, x: m.addcdiv(x, x, x + 2, value=HALF),
     "mul_": lambda m, x: x.clone().mul_(HALF),
