@@ -49,6 +49,7 @@ from ..ops.nn_activation_more import (
     tanhshrink,
 )
 from ..ops.nn_conv import conv1d, conv2d
+from ..ops.nn_conv_transpose import conv_transpose1d, conv_transpose2d
 from ..ops.nn_distance import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -92,7 +93,9 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "softsign", "tanhshrink", "hardsigmoid", "hardswish", "logsigmoid", "glu", "softmin", "hardshrink",
            "softshrink", "smooth_l1_loss", "huber_loss", "kl_div", "margin_ranking_loss", "soft_margin_loss",
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance"]
+           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance",
+           # more convolutions and pools
+           "conv_transpose1d", "conv_transpose2d"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:

@@ -112,73 +112,119 @@ def _conv_weight_grad(xp, x, grad, weight_size, stride, padding, dilation, group
     return xp.matmul(g, cols.transpose(0, 2, 1)).reshape(weight_size)
 
 
-def _as_2d(stride, padding, dilation) -> dict:
+def _as_2d(stride, padding, dilation, output_padding) -> dict:
     """A 1-D convolution's geometry as that of a 2-D one over a height of 1 (its arrays get a unit height)."""
-    return dict(stride=(1,) + tuple(stride), padding=(0, 0) + tuple(padding), dilation=(1,) + tuple(dilation))
+    return dict(stride=(1,) + tuple(stride), padding=(0, 0) + tuple(padding), dilation=(1,) + tuple(dilation),
+                output_padding=(0,) + tuple(output_padding))
+
+
+def _transposed_size(size, kernel, stride, padding, dilation, output_padding) -> tuple:
+    """The spatial size of a transposed convolution's output, per dim: (in - 1) * stride - the padding on both
+    sides + dilation * (kernel - 1) + output_padding + 1 (the input size of a convolution that maps it back)."""
+    return tuple((size[i] - 1) * stride[i] - padding[2 * i] - padding[2 * i + 1] + dilation[i] * (kernel[i] - 1)
+                 + output_padding[i] + 1 for i in range(len(kernel)))
+
+
+def _bilinear(xp, x, weight, transposed, stride, padding, dilation, output_padding, groups):
+    """The convolution ``ConvolutionBackward0`` records, without its bias: ``_conv``, or, ``transposed``, the
+    gradient of ``_conv`` with respect to its input taken as a map of its own (``x`` plays the output gradient;
+    ``weight`` is then (C_in, C_out/groups, kH, kW))."""
+    if not transposed:
+        return _conv(xp, x, weight, stride, padding, dilation, groups)
+    size = _transposed_size(x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding)
+    return _conv_input_grad(xp, x, weight, x.shape[:2] + size, stride, padding, dilation, groups)
+
+
+def _bilinear_input_grad(xp, grad, input, weight, transposed, stride, padding, dilation, groups):
+    """The gradient of ``_bilinear`` with respect to ``x`` (``input`` gives its shape): the other direction."""
+    if not transposed:
+        return _conv_input_grad(xp, grad, weight, input.shape, stride, padding, dilation, groups)
+    out = _conv(xp, grad, weight, stride, padding, dilation, groups)  # (more windows when output_padding >= stride)
+    return out[:, :, :input.shape[2], :input.shape[3]]
+
+
+def _bilinear_weight_grad(xp, input, grad, weight, transposed, stride, padding, dilation, groups):
+    """The gradient of ``_bilinear`` with respect to ``weight``: windows of the convolution's input (``grad``
+    when transposed) times its output gradient (then ``input``)."""
+    if transposed:
+        input, grad = grad, input
+    return _conv_weight_grad(xp, input, grad, weight.shape, stride, padding, dilation, groups)
 
 
 class ConvolutionBackward0(Op):
-    """out = conv2d(input, weight) + bias (padding (top, bottom, left, right)), or conv1d (padding (left, right))"""
-    saves = ("input", "weight", "bias_sym_sizes_opt", "stride", "padding", "dilation", "groups")
+    """out = conv2d(input, weight) + bias, or conv_transpose2d (``transposed``); the 1-D forms over a height of 1.
+    ``padding`` is (top, bottom, left, right), or (left, right) in 1-D."""
+    saves = ("input", "weight", "bias_sym_sizes_opt", "stride", "padding", "dilation", "transposed",
+             "output_padding", "groups")
 
-    def forward(xp, input, weight, bias, *, stride, padding, dilation, groups, bias_sym_sizes_opt):
+    def forward(xp, input, weight, bias, *, stride, padding, dilation, transposed, output_padding, groups,
+                bias_sym_sizes_opt):
         if input.ndim == 3:  # conv1d: conv2d of a height of 1
-            return ConvolutionBackward0.forward(xp, input[:, :, None], weight[:, :, None], bias, groups=groups,
-                                                bias_sym_sizes_opt=bias_sym_sizes_opt,
-                                                **_as_2d(stride, padding, dilation))[:, :, 0]
-        out = _conv(xp, input, weight, stride, padding, dilation, groups)
+            return ConvolutionBackward0.forward(
+                xp, input[:, :, None], weight[:, :, None], bias, transposed=transposed, groups=groups,
+                bias_sym_sizes_opt=bias_sym_sizes_opt, **_as_2d(stride, padding, dilation, output_padding))[:, :, 0]
+        out = _bilinear(xp, input, weight, transposed, stride, padding, dilation, output_padding, groups)
         return out if bias is None else out + bias.reshape(1, -1, 1, 1)
 
-    def backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, groups, grad_input_mask):
+    def backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed, output_padding,
+                 groups, grad_input_mask):
         need_input, need_weight, need_bias = grad_input_mask
-        grads = iter(_each(formulas.call(
-            ConvolutionBackwardBackward0, grad, input, weight, stride=stride, padding=padding, dilation=dilation,
-            groups=groups, output_mask=(need_input, need_weight))) if need_input or need_weight else ())
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                        output_padding=output_padding, groups=groups)
+        grads = iter(_each(formulas.call(ConvolutionBackwardBackward0, grad, input, weight,
+                                         output_mask=(need_input, need_weight), **geometry))
+                     if need_input or need_weight else ())
         grad_input = next(grads) if need_input else None
         grad_weight = next(grads) if need_weight else None
         summed = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
         grad_bias = formulas.sum(grad, summed) if need_bias and bias_sym_sizes_opt is not None else None
         return grad_input, grad_weight, grad_bias
 
-    def jvp(tangents, input, weight, bias, stride, padding, dilation, groups):  # bilinear: the product rule
-        input_t, weight_t, bias_t = tangents
-        geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, bias_sym_sizes_opt=None)
+    def jvp(tangents, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+        input_t, weight_t, bias_t = tangents  # bilinear: the product rule
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                        output_padding=output_padding, groups=groups, bias_sym_sizes_opt=None)
         out_t = formulas.call(ConvolutionBackward0, input_t, weight, None, **geometry) + \
             formulas.call(ConvolutionBackward0, input, weight_t, None, **geometry)
-        return out_t if bias is None else out_t + bias_t.reshape(1, -1, 1, 1)
+        return out_t if bias is None else out_t + bias_t.reshape((1, -1) + (1,) * (input.ndim - 2))
 
 
 class ConvolutionBackwardBackward0(Op):
-    """(grad_input, grad_weight) of a convolution, those named in ``output_mask``: linear in grad_output.
+    """(grad_input, grad_weight) of a convolution (or a transposed one), those named in ``output_mask``: linear
+    in grad_output.
 
     ``input`` is read only for its shape when only grad_input is asked for, ``weight`` likewise when
     only grad_weight is: that is how the double backward writes both transposed products with this op.
     """
-    saves = ("grad_output", "input", "weight", "stride", "padding", "dilation", "groups", "output_mask")
+    saves = ("grad_output", "input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
+             "groups", "output_mask")
 
-    def forward(xp, grad_output, input, weight, *, stride, padding, dilation, groups, output_mask):
+    def forward(xp, grad_output, input, weight, *, stride, padding, dilation, transposed, output_padding, groups,
+                output_mask):
         if input.ndim == 3:  # conv1d's: conv2d's of a height of 1
             outs = _each(ConvolutionBackwardBackward0.forward(
-                xp, grad_output[:, :, None], input[:, :, None], weight[:, :, None], groups=groups,
-                output_mask=output_mask, **_as_2d(stride, padding, dilation)))
+                xp, grad_output[:, :, None], input[:, :, None], weight[:, :, None], transposed=transposed,
+                groups=groups, output_mask=output_mask, **_as_2d(stride, padding, dilation, output_padding)))
             outs = tuple(out[:, :, 0] for out in outs)
             return outs if len(outs) > 1 else outs[0]
+        geometry = (transposed, stride, padding, dilation, groups)
         outs = []
         if output_mask[0]:
-            outs.append(_conv_input_grad(xp, grad_output, weight, input.shape, stride, padding, dilation, groups))
+            outs.append(_bilinear_input_grad(xp, grad_output, input, weight, *geometry))
         if output_mask[1]:
-            outs.append(_conv_weight_grad(xp, input, grad_output, weight.shape, stride, padding, dilation, groups))
+            outs.append(_bilinear_weight_grad(xp, input, grad_output, weight, *geometry))
         return tuple(outs) if len(outs) > 1 else outs[0]
 
-    def backward(grads, grad_output, input, weight, stride, padding, dilation, groups, output_mask,
-                 grad_input_mask):
+    def backward(grads, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+                 output_mask, grad_input_mask):
         grads = iter(_each(grads))
         gg_input = next(grads) if output_mask[0] else None
         gg_weight = next(grads) if output_mask[1] else None
-        geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                        output_padding=output_padding, groups=groups)
         need_grad, need_input, need_weight = grad_input_mask
         d_grad = d_input = d_weight = None
-        if need_grad:
+        if need_grad:  # <grad_input, gg_input> + <grad_weight, gg_weight> is the forward map applied, read back
             if gg_input is not None:
                 d_grad = formulas.call(ConvolutionBackward0, gg_input, weight, None, bias_sym_sizes_opt=None, **geometry)
             if gg_weight is not None:
@@ -192,12 +238,14 @@ class ConvolutionBackwardBackward0(Op):
                                      output_mask=(False, True), **geometry)
         return d_grad, d_input, d_weight
 
-    def jvp(tangents, grad_output, input, weight, stride, padding, dilation, groups, output_mask):
+    def jvp(tangents, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+            output_mask):
         grad_output_t, input_t, weight_t = tangents  # each output is bilinear: the product rule
 
         def part(mask, grad_output, input, weight):
             return formulas.call(ConvolutionBackwardBackward0, grad_output, input, weight, output_mask=mask,
-                                 stride=stride, padding=padding, dilation=dilation, groups=groups)
+                                 stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                                 output_padding=output_padding, groups=groups)
         outs = []
         if output_mask[0]:  # grad_input, bilinear in (grad_output, weight)
             mask = (True, False)
@@ -291,7 +339,8 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str
         if other is not None and other.dtype is not x.dtype:
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
                                f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
-    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups,
+    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, transposed=False,
+                                     output_padding=(0,) * spatial, groups=groups,
                                      bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
     return out.squeeze(0) if unbatched else out
 

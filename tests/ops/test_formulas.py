@@ -208,9 +208,17 @@ CASES = {
         lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"), _leaf_picture(a))]),
     # convolution and pooling
     "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
-                                                                bias=a.sum().reshape(1).expand(2) * 1.0)]),
+                                                                bias=a.sum().reshape(1).expand(2) * 1.0),
+                                            lambda a: F.conv_transpose2d(
+                                                _picture(a), _picture(a)[0, :, :3, :2].reshape(3, 1, 3, 2) * 0.1,
+                                                a.sum().reshape(1).expand(3) * 1.0, stride=2, padding=1,
+                                                output_padding=1, groups=3),
+                                            lambda a: F.conv_transpose1d(_picture(a)[:, :, 0], _picture(a)[0, :, :2, :3],
+                                                                         dilation=2, output_padding=1)]),
     "ConvolutionBackwardBackward0": (UNARY, "any", [lambda a: _second(
-        lambda x: F.conv2d(x, _picture(a)[:2, :, :3, :2] * 0.1, stride=2), _leaf_picture(a))]),
+        lambda x: F.conv2d(x, _picture(a)[:2, :, :3, :2] * 0.1, stride=2), _leaf_picture(a)), lambda a: _second(
+        lambda x: F.conv_transpose2d(x, _picture(a)[0, :, :2, :3].reshape(3, 1, 2, 3) * 0.1, stride=(2, 1),
+                                     dilation=(1, 2), output_padding=1), _leaf_picture(a))]),
     "MaxPool2DWithIndicesBackward0": (UNARY, "any", [lambda a: F.max_pool2d(_picture(a), 2),
                                                      lambda a: F.max_pool2d(_picture(a), 3, stride=2, padding=1)]),
     "MaxPool2DWithIndicesBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.max_pool2d(x, 2),
