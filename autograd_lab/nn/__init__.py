@@ -38,6 +38,7 @@ from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
+from .fold import Fold, Unfold
 from .layers import Dropout, Dropout1d, Dropout2d, Dropout3d, Embedding, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -96,4 +97,4 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance",
            # more convolutions and pools
-           "ConvTranspose1d", "ConvTranspose2d"]
+           "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold"]

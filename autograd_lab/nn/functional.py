@@ -57,6 +57,7 @@ from ..ops.nn_distance import (
     pairwise_distance,
     triplet_margin_loss,
 )
+from ..ops.nn_fold import fold, unfold
 from ..ops.nn_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -95,7 +96,7 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance",
            # more convolutions and pools
-           "conv_transpose1d", "conv_transpose2d"]
+           "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:

@@ -229,6 +229,11 @@ CASES = {
     "AdaptiveAvgPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_avg_pool2d(_picture(a), (3, 2))]),
     "AdaptiveAvgPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
         lambda x: F.adaptive_avg_pool2d(x, (3, 2)), _leaf_picture(a))]),
+    "Im2ColBackward0": (UNARY, "any", [lambda a: F.unfold(_picture(a), 2),
+                                       lambda a: F.unfold(_picture(a)[0], (3, 2), dilation=(1, 2), padding=1, stride=2)]),
+    "Col2ImBackward0": (UNARY, "any", [lambda a: F.fold(F.unfold(_picture(a), 2), (7, 6), 2),
+                                       lambda a: F.fold(_picture(a).reshape(6, 14, 3)[:, :12], (4, 6), (2, 3), stride=2,
+                                                        padding=(1, 0), dilation=(1, 2))]),
     # losses
     "NllLossBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(a, _targets(a)),
                                          lambda a, w: F.nll_loss(a, _targets(a), reduction="none", ignore_index=1),
