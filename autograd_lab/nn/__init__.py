@@ -78,6 +78,17 @@ from .padding import (
     ZeroPad3d,
 )
 from .parameter import Parameter
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    LPPool1d,
+    LPPool2d,
+    MaxPool1d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
@@ -97,4 +108,5 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance",
            # more convolutions and pools
-           "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold"]
+           "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]

@@ -78,6 +78,16 @@ from ..ops.nn_loss_more import (
 )
 from ..ops.nn_norm import instance_norm, layer_norm
 from ..ops.nn_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ..ops.nn_pool_more import (
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    lp_pool1d,
+    lp_pool2d,
+    max_pool1d,
+)
+from ..ops.nn_unpool import max_unpool1d, max_unpool2d
 from ..ops.padding import pad
 from ..ops.pointwise import relu as _relu
 from ..ops.pointwise import sigmoid, tanh
@@ -96,7 +106,9 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance",
            # more convolutions and pools
-           "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
+           "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+           "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -119,6 +131,24 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
     """``max_pool2d`` returning ``(values, indices)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+@checked
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
+    """``max_pool1d`` returning ``(values, indices)``."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+@checked
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size):
+    """``adaptive_max_pool1d`` returning ``(values, indices)``."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+@checked
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size):
+    """``adaptive_max_pool2d`` returning ``(values, indices)``."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
 @checked(kinds={"num_classes": "int"})

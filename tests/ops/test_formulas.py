@@ -234,6 +234,12 @@ CASES = {
     "Col2ImBackward0": (UNARY, "any", [lambda a: F.fold(F.unfold(_picture(a), 2), (7, 6), 2),
                                        lambda a: F.fold(_picture(a).reshape(6, 14, 3)[:, :12], (4, 6), (2, 3), stride=2,
                                                         padding=(1, 0), dilation=(1, 2))]),
+    "AdaptiveMaxPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_max_pool2d(_picture(a), (3, 4)),
+                                                  lambda a: F.adaptive_max_pool2d(_picture(a)[0], (5, 2))]),
+    "AdaptiveMaxPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_max_pool2d(x, (3, 4)), _leaf_picture(a))]),
+    "MaxUnpool2DBackward0": (UNARY, "any", [lambda a: F.max_unpool2d(*F.max_pool2d(_picture(a), 2, return_indices=True),
+                                                                     2, output_size=(7, 6))]),
     # losses
     "NllLossBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(a, _targets(a)),
                                          lambda a, w: F.nll_loss(a, _targets(a), reduction="none", ignore_index=1),
