@@ -34,9 +34,10 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .channels import ChannelShuffle, LocalResponseNorm, PixelShuffle, PixelUnshuffle, Softmax2d
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
-from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, Conv3d, MaxPool2d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .fold import Fold, Unfold
 from .layers import Dropout, Dropout1d, Dropout2d, Dropout3d, Embedding, Flatten, Identity, Linear, Unflatten
@@ -109,4 +110,6 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance",
            # more convolutions and pools
            "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
+           "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
+           "Conv3d", "ConvTranspose3d"]

@@ -1,4 +1,5 @@
-"""Convolution layers ``Conv1d``, ``Conv2d``, and the pooling layers ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``."""
+"""Convolution layers ``Conv1d``, ``Conv2d``, ``Conv3d``, and the pooling layers ``MaxPool2d``, ``AvgPool2d``,
+``AdaptiveAvgPool2d``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -78,7 +79,7 @@ class _ConvNd(Module):
         init._reset_affine(self.weight, self.bias)
 
     def _convolve(self, input, padding):
-        conv = F.conv1d if self._spatial == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._spatial - 1]
         return conv(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:
@@ -114,6 +115,11 @@ class Conv1d(_ConvNd):
 class Conv2d(_ConvNd):
     """2-D convolution (cross-correlation) of (N, C, H, W) images (or one (C, H, W) image)."""
     _spatial = 2
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution (cross-correlation) of (N, C, D, H, W) volumes (or one (C, D, H, W) volume)."""
+    _spatial = 3
 
 
 class MaxPool2d(Module):

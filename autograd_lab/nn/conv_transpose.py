@@ -1,5 +1,6 @@
-"""Transposed convolution layers ``ConvTranspose1d`` and ``ConvTranspose2d``: they grow their input, as the decoder
-of an autoencoder or the generator of a GAN does (see :func:`~autograd_lab.nn.functional.conv_transpose2d`)."""
+"""Transposed convolution layers ``ConvTranspose1d``, ``ConvTranspose2d``, ``ConvTranspose3d``: they grow their
+input, as the decoder of an autoencoder or the generator of a GAN does (see
+:func:`~autograd_lab.nn.functional.conv_transpose2d`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from ..tensor import Tensor
 from . import functional as F
 from .conv import _ConvNd
 
-__all__ = ["ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -50,7 +51,7 @@ class _ConvTransposeNd(_ConvNd):
         return tuple(size - low for size, low in zip(output_size, smallest))
 
     def forward(self, input: Tensor, output_size=None) -> Tensor:
-        conv = F.conv_transpose1d if self._spatial == 1 else F.conv_transpose2d
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._spatial - 1]
         return conv(input, self.weight, self.bias, self.stride, self.padding, self._output_padding(input, output_size),
                     self.groups, self.dilation)
 
@@ -66,3 +67,8 @@ class ConvTranspose2d(_ConvTransposeNd):
     the kernel, scaled by its value, into the output, ``stride`` pixels apart. ``forward(input, output_size)``
     picks among the sizes a stride allows (e.g. the size of the image a strided ``Conv2d`` shrank)."""
     _spatial = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution of (N, C, D, H, W) volumes (or one (C, D, H, W) volume)."""
+    _spatial = 3

@@ -48,8 +48,8 @@ from ..ops.nn_activation_more import (
     softsign,
     tanhshrink,
 )
-from ..ops.nn_conv import conv1d, conv2d
-from ..ops.nn_conv_transpose import conv_transpose1d, conv_transpose2d
+from ..ops.nn_conv import conv1d, conv2d, conv3d
+from ..ops.nn_conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..ops.nn_distance import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -87,6 +87,7 @@ from ..ops.nn_pool_more import (
     lp_pool2d,
     max_pool1d,
 )
+from ..ops.nn_shuffle import channel_shuffle, local_response_norm, pixel_shuffle, pixel_unshuffle
 from ..ops.nn_unpool import max_unpool1d, max_unpool2d
 from ..ops.padding import pad
 from ..ops.pointwise import relu as _relu
@@ -108,7 +109,9 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            # more convolutions and pools
            "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
-           "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices"]
+           "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "local_response_norm",
+           "conv3d", "conv_transpose3d"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:

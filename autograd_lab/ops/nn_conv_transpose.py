@@ -1,4 +1,5 @@
-"""Transposed convolutions ``conv_transpose1d`` and ``conv_transpose2d`` (sometimes called deconvolutions).
+"""Transposed convolutions ``conv_transpose1d``, ``conv_transpose2d``, ``conv_transpose3d`` (sometimes called
+deconvolutions).
 
 A transposed convolution is the gradient of a convolution with respect to its input, used as a layer of its own:
 each input pixel scatters a copy of the kernel, scaled by its value, into the output, ``stride`` pixels apart, and
@@ -16,7 +17,7 @@ from ..tensor import Tensor
 from ._args import checked
 from .nn_conv import ConvolutionBackward0, _batched, _transposed_size, _tuple
 
-__all__ = ["conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 @checked
@@ -27,6 +28,15 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """
     return _transposed_convolution(input, weight, bias, stride, padding, output_padding, groups, dilation,
                                    "conv_transpose1d", 1)
+
+
+@checked
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The transposed 3-D convolution of (N, C_in, D, H, W) volumes with (C_in, C_out/groups, kD, kH, kW) filters, as
+    ``F.conv_transpose3d``; settings as in :func:`conv_transpose2d`."""
+    return _transposed_convolution(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                                   "conv_transpose3d", 3)
 
 
 @checked
@@ -90,10 +100,11 @@ def _check_settings(op: str, stride, padding, output_padding, dilation, groups) 
     if groups <= 0:
         raise RuntimeError(f"non-positive groups is not supported [autograd_lab] {op} got groups={groups}")
     if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
-        (oh, sh, dh), (ow, sw, dw) = [(0, 1, 1)] * (2 - len(stride)) + list(zip(output_padding, stride, dilation))
-        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding_height: {oh} output_padding_width: {ow} stride_height: {sh} stride_width: "
-                           f"{sw} dilation_height: {dh} dilation_width: {dw}")
+        dims = [(0, 1, 1)] * (2 - len(stride)) + list(zip(output_padding, stride, dilation))  # (1-D: a height of 1)
+        names = ("depth", "height", "width")[-len(dims):]
+        told = [f"{what}_{name}: {dim[i]}" for i, what in enumerate(("output_padding", "stride", "dilation"))
+                for name, dim in zip(names, dims)]
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {' '.join(told)}")
 
 
 def _check_shapes(op: str, x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
