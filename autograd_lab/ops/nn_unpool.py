@@ -32,8 +32,10 @@ class MaxUnpool2DBackward0(Op):
     def forward(xp, self, *, indices, output_size):
         planes = _planes(self)
         out = xp.zeros(planes.shape[:-1] + (output_size[0] * output_size[1],), dtype=self.dtype)
-        lead = xp.indices(planes.shape[:-1], sparse=True)  # the batch and channel of each value
-        out[tuple(i[..., None] for i in lead) + (_planes(indices),)] = planes
+        dims = planes.ndim  # the batch and channel of each value, shaped to broadcast against the indices:
+        lead = tuple(xp.arange(size).reshape((1,) * i + (size,) + (1,) * (dims - 1 - i))
+                     for i, size in enumerate(planes.shape[:-1]))
+        out[lead + (_planes(indices),)] = planes
         return out.reshape(self.shape[:-2] + tuple(output_size))
 
     def d_self(grad, indices):
