@@ -18,7 +18,7 @@ from ._args import checked
 from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .nn_conv import _pair
-from .nn_pool import _flat, _max_pool_grad, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .nn_pool import _flat, _max_pool_grad, _planes, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from .pointwise import relu
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -137,11 +137,6 @@ def _adaptive_max_indices(xp, x, output_size):
     return xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best[..., None], axis=-1)[..., 0].astype(xp.int64)
 
 
-def _planes(array):
-    """An (..., H, W) array as (..., H * W) (sizes written out: NumPy cannot infer a -1 with a zero size)."""
-    return array.reshape(array.shape[:-2] + (array.shape[-2] * array.shape[-1],))
-
-
 class AdaptiveMaxPool2DBackward0(Op):
     """out = the largest element of each adaptive window, read at ``result1`` (flat positions in H * W)"""
     saves = ("result1", "self")  # (as PyTorch: the input and the indices it returns)
@@ -161,9 +156,7 @@ class AdaptiveMaxPool2DBackwardBackward0(Op):
     saves = ("indices",)
     tensor_params = ("indices",)
 
-    def forward(xp, grad, *, indices, self_sym_sizes):
-        if grad.ndim == 3:  # one (C, H, W) image
-            return _max_pool_grad(xp, grad[None], indices[None], (1,) + tuple(self_sym_sizes))[0]
+    def forward(xp, grad, *, indices, self_sym_sizes):  # (a batch of images, or one (C, H, W) image)
         return _max_pool_grad(xp, grad, indices, self_sym_sizes)
 
     def d_grad(grad, indices):

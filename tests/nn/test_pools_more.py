@@ -231,3 +231,29 @@ def test_max_unpool2d_names_an_index_outside_the_output():
 def test_avg_pool1d_output_too_small_names_the_sizes():
     with pytest.raises(RuntimeError, match=r"Calculated output size: \(1x0\). Output size is too small"):
         F.avg_pool1d(al.ones(2, 3, 8), 9)
+
+
+@pytest.mark.parametrize("shape, call", [
+    ((3, 5, 6), lambda F, x: F.max_pool2d(x, 2)), ((3, 5, 6), lambda F, x: F.max_pool2d(x, 3, 2, 1, return_indices=True)),
+    ((3, 5, 6), lambda F, x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)),
+    ((3, 5, 6), lambda F, x: F.avg_pool2d(x, 2)), ((3, 5, 6), lambda F, x: F.adaptive_avg_pool2d(x, (2, 3))),
+    ((3, 7), lambda F, x: F.max_pool1d(x, 2)), ((3, 7), lambda F, x: F.avg_pool1d(x, 3)),
+])
+def test_one_unbatched_image_is_recorded_as_pytorch_records_it(shape, call):
+    """A (C, H, W) image is pooled as it is (the pool's node, not a squeeze after a batch of one), and so are the
+    gradients of the gradients."""
+    array = _distinct(shape)
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor(array, requires_grad=True)
+        out = call(lib.nn.functional, x)
+        out, indices = out if isinstance(out, tuple) else (out, None)
+        (g,) = lib.autograd.grad(out.pow(2).sum(), x, create_graph=True)
+        inner = out.grad_fn.next_functions[0][0]
+        results.append((out.grad_fn.name(), type(inner).__name__, g.grad_fn.name(), out.detach().numpy(),
+                        g.detach().numpy(), None if indices is None else indices.numpy()))
+    ours, theirs = results
+    assert ours[:3] == theirs[:3]
+    for a, b in zip(ours[3:], theirs[3:]):
+        if b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12)
