@@ -36,9 +36,12 @@ from .activation import (
     Threshold,
 )
 from .attention import MultiheadAttention
+from .channels import ChannelShuffle, LocalResponseNorm, PixelShuffle, PixelUnshuffle, Softmax2d
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, Conv3d, MaxPool2d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
+from .fold import Fold, Unfold
 from .layers import Dropout, Dropout1d, Dropout2d, Dropout3d, Embedding, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -88,6 +91,17 @@ from .padding import (
 )
 from .parameter import Parameter
 from .parameter_containers import ParameterDict, ParameterList
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    LPPool1d,
+    LPPool2d,
+    MaxPool1d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     Transformer,
@@ -117,4 +131,9 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer",
            # more normalisation
-           "GroupNorm", "RMSNorm", "PReLU", "ParameterList", "ParameterDict"]
+           "GroupNorm", "RMSNorm", "PReLU", "ParameterList", "ParameterDict",
+           # more convolutions and pools
+           "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
+           "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
+           "Conv3d", "ConvTranspose3d"]

@@ -244,9 +244,24 @@ CASES = {
         lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"), _leaf_picture(a))]),
     # convolution and pooling
     "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
-                                                                bias=a.sum().reshape(1).expand(2) * 1.0)]),
+                                                                bias=a.sum().reshape(1).expand(2) * 1.0),
+                                            lambda a: F.conv_transpose2d(
+                                                _picture(a), _picture(a)[0, :, :3, :2].reshape(3, 1, 3, 2) * 0.1,
+                                                a.sum().reshape(1).expand(3) * 1.0, stride=2, padding=1,
+                                                output_padding=1, groups=3),
+                                            lambda a: F.conv_transpose1d(_picture(a)[:, :, 0], _picture(a)[0, :, :2, :3],
+                                                                         dilation=2, output_padding=1),
+                                            lambda a: F.conv3d(_picture(a).reshape(2, 3, 7, 3, 2),
+                                                               _picture(a)[:, :, :2, :2].reshape(2, 3, 2, 2, 1) * 0.1,
+                                                               stride=(2, 1, 1), padding=(1, 0, 1), groups=1),
+                                            lambda a: F.conv_transpose3d(
+                                                _picture(a).reshape(2, 3, 7, 3, 2),
+                                                _picture(a)[0, :, :2, :4].reshape(3, 1, 2, 2, 2), stride=2,
+                                                output_padding=(1, 0, 1))]),
     "ConvolutionBackwardBackward0": (UNARY, "any", [lambda a: _second(
-        lambda x: F.conv2d(x, _picture(a)[:2, :, :3, :2] * 0.1, stride=2), _leaf_picture(a))]),
+        lambda x: F.conv2d(x, _picture(a)[:2, :, :3, :2] * 0.1, stride=2), _leaf_picture(a)), lambda a: _second(
+        lambda x: F.conv_transpose2d(x, _picture(a)[0, :, :2, :3].reshape(3, 1, 2, 3) * 0.1, stride=(2, 1),
+                                     dilation=(1, 2), output_padding=1), _leaf_picture(a))]),
     "MaxPool2DWithIndicesBackward0": (UNARY, "any", [lambda a: F.max_pool2d(_picture(a), 2),
                                                      lambda a: F.max_pool2d(_picture(a), 3, stride=2, padding=1)]),
     "MaxPool2DWithIndicesBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.max_pool2d(x, 2),
@@ -257,6 +272,22 @@ CASES = {
     "AdaptiveAvgPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_avg_pool2d(_picture(a), (3, 2))]),
     "AdaptiveAvgPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
         lambda x: F.adaptive_avg_pool2d(x, (3, 2)), _leaf_picture(a))]),
+    "Im2ColBackward0": (UNARY, "any", [lambda a: F.unfold(_picture(a), 2),
+                                       lambda a: F.unfold(_picture(a)[0], (3, 2), dilation=(1, 2), padding=1, stride=2)]),
+    "Col2ImBackward0": (UNARY, "any", [lambda a: F.fold(F.unfold(_picture(a), 2), (7, 6), 2),
+                                       lambda a: F.fold(_picture(a).reshape(6, 14, 3)[:, :12], (4, 6), (2, 3), stride=2,
+                                                        padding=(1, 0), dilation=(1, 2))]),
+    "AdaptiveMaxPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_max_pool2d(_picture(a), (3, 4)),
+                                                  lambda a: F.adaptive_max_pool2d(_picture(a)[0], (5, 2))]),
+    "AdaptiveMaxPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_max_pool2d(x, (3, 4)), _leaf_picture(a))]),
+    "MaxUnpool2DBackward0": (UNARY, "any", [lambda a: F.max_unpool2d(*F.max_pool2d(_picture(a), 2, return_indices=True),
+                                                                     2, output_size=(7, 6))]),
+    "PixelShuffleBackward0": (UNARY, "any", [lambda a: F.pixel_shuffle(_picture(a).reshape(3, 4, 7, 3), 2),
+                                             lambda a: F.pixel_shuffle(_picture(a).reshape(2, 9, 2, 7)[0], 3)]),
+    "PixelUnshuffleBackward0": (UNARY, "any", [lambda a: F.pixel_unshuffle(_picture(a)[:, :, :6], 3)]),
+    "ChannelShuffleBackward0": (UNARY, "any", [lambda a: F.channel_shuffle(_picture(a).reshape(1, 6, 7, 6), 3),
+                                               lambda a: F.channel_shuffle(_picture(a).reshape(2, 6, 21), 2)]),
     # losses
     "NllLossBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(a, _targets(a)),
                                          lambda a, w: F.nll_loss(a, _targets(a), reduction="none", ignore_index=1),

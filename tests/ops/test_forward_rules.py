@@ -72,6 +72,8 @@ SECOND_ORDER = {
                                    lambda rng: [_leaf(rng, (1, 2, 5, 4))]),
     "AdaptiveAvgPool2DBackwardBackward0": (lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
                                            lambda rng: [_leaf(rng, (1, 2, 5, 4))]),
+    "AdaptiveMaxPool2DBackwardBackward0": (lambda x: F.adaptive_max_pool2d(x, (2, 3)),
+                                           lambda rng: [_distinct(rng, (1, 2, 5, 4))]),
     "UpsampleBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
                                   lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
     "UnfoldBackwardBackward0": (lambda a: a.unfold(1, 3, 2), lambda rng: [_leaf(rng, (2, 7))]),
