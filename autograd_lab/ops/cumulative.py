@@ -64,15 +64,17 @@ class CumprodBackward0(Op):
         if self.ndim == 0 or self.shape[dim] == 1:  # each element is its own product (PyTorch's shortcut: exact)
             return grad
         self = formulas.cast_like(self, result)
-        before, first_zero = _zeros_of(self, dim)
+        before, first_zero, before_second = _zeros_of(self, dim)
         if is_grad_enabled() and not before.all():  # create_graph through zeros: PyTorch's differentiable O(n^2) form
             return _cumprod_backward_differentiable(grad, self, dim)
         safe = formulas.where(before, self, 1.0)
         # the first zero: (the product before it) * sum over j of grad[j] * (the product from after it to j), in
-        # PyTorch's order (an infinite product before it times the sum, not the sum of infinite terms: -inf, not NaN)
+        # PyTorch's order (an infinite product before it times the sum, not the sum of infinite terms: -inf, not NaN);
+        # from the second zero on those products are 0, and left out (an infinite grad[j] there must not give NaN)
         prefix = formulas.call(CumprodBackward0, safe, dim=dim, dtype=None)
         after = formulas.call(CumprodBackward0, formulas.where(before | first_zero, 1.0, self), dim=dim, dtype=None)
-        at_zero = formulas.where(first_zero, prefix * _reverse_cumsum(grad * after, dim), 0.0)
+        later = _reverse_cumsum(formulas.where(before_second, grad * after, 0.0), dim)
+        at_zero = formulas.where(first_zero, prefix * later, 0.0)
         # (before the first zero, only the products before it count, as in PyTorch: the later ones are 0, and an
         # infinite gradient there must not make 0 * inf = NaN of them)
         return formulas.where(before, _reverse_cumsum(formulas.where(before, grad * result, 0.0), dim) / safe, at_zero)
@@ -81,7 +83,7 @@ class CumprodBackward0(Op):
         if self.ndim == 0 or self.shape[dim] == 1:
             return tangent
         self = formulas.cast_like(self, result)
-        before, first_zero = _zeros_of(self, dim)
+        before, first_zero, _ = _zeros_of(self, dim)
         scaled = formulas.call(CumsumBackward0, tangent / formulas.where(before, self, 1.0), dim=dim, dtype=None)
         others = formulas.call(CumprodBackward0, formulas.where(first_zero, 1.0, self), dim=dim, dtype=None)
         at_zero = formulas.sum(formulas.where(first_zero, tangent, 0.0), dim, keepdim=True)
@@ -102,12 +104,12 @@ def _cumprod_backward_differentiable(grad, self, dim: int):
 
 
 def _zeros_of(self, dim: int):
-    """Two constant masks of ``self`` along ``dim``: the elements before the first zero of their slice, and
-    that first zero."""
+    """Three constant masks of ``self`` along ``dim``: the elements before the first zero of their slice, that first
+    zero, and the elements before the second zero."""
     values = formulas.array_of(self)
     xp = backend.namespace_of(values)
     zeros_so_far = xp.cumsum(values == 0, axis=dim)
-    return zeros_so_far == 0, (zeros_so_far == 1) & (values == 0)
+    return zeros_so_far == 0, (zeros_so_far == 1) & (values == 0), zeros_so_far <= 1
 
 
 class CummaxBackward0(_ValueSelecting):

@@ -153,3 +153,14 @@ def test_cumprod_gradient_at_the_first_zero_multiplies_the_product_before_it_las
         (x.cumprod(1) * weights).sum().backward()
         grads.append(x.grad.tolist())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)
+
+
+def test_cumprod_gradient_at_the_first_zero_leaves_out_the_products_past_the_second():
+    """From a slice's second zero on, the products through the first zero are 0; an infinite gradient there (the log
+    of a zero product) must not make the first zero's gradient NaN (fuzzer seed 27120731)."""
+    grads = []
+    for m in (al, torch):
+        x = m.tensor([[0.0, 0.0, 2.0], [0.0, 1.5, 0.0], [0.5, 0.0, 0.0]], dtype=m.float64, requires_grad=True)
+        (m.log(x.cumprod(1)) * m.tensor([-1.37, 1.11, 0.5], dtype=m.float64)).sum().backward()
+        grads.append(x.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)
