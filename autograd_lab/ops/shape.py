@@ -198,7 +198,7 @@ class SelectBackward0(Op):
         return self[(slice(None),) * dim + (index, Ellipsis)]  # `...` makes a 0-d result a view, not a copy
 
     def d_self(grad, dim, index, self_sym_sizes):
-        return _embed(grad, self_sym_sizes, (slice(None),) * dim + (index,))
+        return formulas.call(SelectBackwardBackward0, grad, sizes=tuple(self_sym_sizes), dim=dim, index=index)
 
 
 class DiagonalBackward0(Op):
@@ -248,6 +248,20 @@ class SliceBackwardBackward0(Op):
 
     def d_self(grad, index):
         return grad[index]
+
+
+class SelectBackwardBackward0(Op):
+    """out = zeros(sizes) with ``self`` written at ``index`` of ``dim`` (the gradient of select)"""
+    saves = ("dim", "index")
+    jvp = LINEAR
+
+    def forward(xp, self, *, sizes, dim, index):
+        out = xp.zeros(sizes, dtype=self.dtype)
+        out[(slice(None),) * dim + (index,)] = self
+        return out
+
+    def d_self(grad, dim, index):
+        return formulas.call(SelectBackward0, grad, dim=dim, index=index)
 
 
 def _embed(grad, sizes, index):

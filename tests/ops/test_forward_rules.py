@@ -61,7 +61,8 @@ def _pad(mode, dims):
 # The first-order op whose backward makes each ...BackwardBackward0 op, and how to make its inputs.
 SECOND_ORDER = {
     "IndexBackwardBackward0": (lambda a: a[_IDX] * 1.0, lambda rng: [_leaf(rng, (3, 4))]),
-    "SliceBackwardBackward0": (lambda a: a[1:, 0], lambda rng: [_leaf(rng, (3, 4))]),
+    "SliceBackwardBackward0": (lambda a: a[1:, 1:3], lambda rng: [_leaf(rng, (3, 4))]),
+    "SelectBackwardBackward0": (lambda a: a[1:, 0], lambda rng: [_leaf(rng, (3, 4))]),
     "DiagonalBackwardBackward0": (lambda a: a.diagonal(1), lambda rng: [_leaf(rng, (3, 4))]),
     "EmbeddingDenseBackwardBackward0": (lambda w: F.embedding(_IDX, w, scale_grad_by_freq=True),
                                         lambda rng: [_leaf(rng, (3, 4))]),
