@@ -21,7 +21,8 @@ from .tensor import Tensor
 
 matmul = _matmul  # (as torch.linalg.matmul)
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve", "cholesky", "qr",
-           "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "cross", "vecdot", "multi_dot"]
+           "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "cross", "vecdot", "multi_dot",
+           "solve_triangular", "lu_factor", "lu_factor_ex", "lu", "lu_solve"]
 
 LinAlgError = _decomp.LinAlgError
 SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
@@ -34,14 +35,7 @@ _INF = float("inf")
 
 def _check(name: str, A, *, square: bool = True, arg: str = "A") -> None:
     """PyTorch's errors for a tensor that is not a (batch of) floating-point (square) matrices."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not {backend.type_name(A)}")
-    if A.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions. [autograd_lab] got shape "
-                           f"{list(A.shape)}: a matrix is 2-D, a batch of matrices (..., n, n); unsqueeze a vector")
-    if square and A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are {A.shape[-2]} by "
-                           f"{A.shape[-1]} matrices [autograd_lab] shape {list(A.shape)}: this needs n x n matrices")
+    _check_matrix(name, A, square=square, arg=arg)
     if A.dtype.is_floating_point and A.dtype.itemsize < 4:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
                            f"{A.dtype._legacy_name.replace('Tensor', '')} [autograd_lab] convert it first, e.g. "
@@ -50,6 +44,18 @@ def _check(name: str, A, *, square: bool = True, arg: str = "A") -> None:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{A.dtype._legacy_name.replace('Tensor', '')} [autograd_lab] convert it first, e.g. "
                            f"{arg}.double()")
+
+
+def _check_matrix(name: str, A, *, square: bool = True, arg: str = "A") -> None:
+    """PyTorch's errors for a tensor that is not a (batch of) (square) matrices."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not {backend.type_name(A)}")
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions. [autograd_lab] got shape "
+                           f"{list(A.shape)}: a matrix is 2-D, a batch of matrices (..., n, n); unsqueeze a vector")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices [autograd_lab] shape {list(A.shape)}: this needs n x n matrices")
 
 
 @checked(name="linalg.det")
@@ -329,3 +335,4 @@ def _svd_legacy(A, some=True):
 
 
 _bind()
+from .linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve, solve_triangular  # noqa: E402,F401  (they use _check)

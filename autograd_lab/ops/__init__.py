@@ -18,6 +18,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     join,
     linalg,
     linalg_decomp,
+    linalg_lu,
     nan_reductions,
     norm,
     pointwise,

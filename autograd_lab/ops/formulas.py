@@ -413,6 +413,15 @@ def solve(A, B):
     return _decomp.LinalgSolveExBackward0.forward(_xp(A), A, B)
 
 
+def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False):
+    """X with T X = B (``left=False``: X T = B), T the upper or lower triangle of each A (ones on its diagonal when
+    ``unitriangular``)."""
+    params = dict(upper=upper, left=left, unitriangular=unitriangular)
+    if _tensor_among((A, B)):
+        return _lu.LinalgSolveTriangularBackward0.apply(_as_tensor(A), _as_tensor(B), **params)
+    return _lu.LinalgSolveTriangularBackward0.forward(_xp(A), A, B, **params)
+
+
 def tril(x, diagonal: int = 0):
     """The lower triangle of each matrix (on tensors: times a constant mask, so it is recorded)."""
     if isinstance(x, Tensor):
@@ -457,5 +466,6 @@ def _as_tensor(x):
 from . import join as _join  # noqa: E402
 from . import linalg as _linalg  # noqa: E402
 from . import linalg_decomp as _decomp  # noqa: E402
+from . import linalg_lu as _lu  # noqa: E402
 from . import pointwise as _pointwise  # noqa: E402
 from . import special as _special  # noqa: E402
