@@ -80,6 +80,8 @@ from .linalg import inv as inverse
 from .linalg_lu import _lu_legacy as lu
 from .linalg_lu import _lu_solve_legacy as lu_solve
 from .linalg_lu import lu_unpack
+from .linalg_more import cholesky_inverse, cholesky_solve, matrix_exp, pinverse
+from .linalg_more import householder_product as orgqr
 from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
 from .ops.comparison import (

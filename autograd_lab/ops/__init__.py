@@ -19,6 +19,7 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     linalg,
     linalg_decomp,
     linalg_lu,
+    linalg_more,
     nan_reductions,
     norm,
     pointwise,

@@ -84,3 +84,23 @@ def lu_solve_arrays(xp, LU, pivots, B, *, left=True, adjoint=False):
         Y = substitute(xp, U.swapaxes(-2, -1), B, False, False)
         X = xp.matmul(P, substitute(xp, L.swapaxes(-2, -1), Y, True, True))
     return X if left else X.swapaxes(-2, -1)
+
+
+def cholesky_arrays(xp, A):
+    """``(L, info)`` of each symmetric matrix, reading its lower triangle, as LAPACK's ``potrf``: ``info`` is 0, or the
+    order of the first leading minor that is not positive-definite; there that matrix's factorization stops (the
+    diagonal element where it failed holds what would have had a square root taken, the later columns are 0)."""
+    n = A.shape[-1]
+    flat = A.reshape((-1, n, n))
+    L = xp.zeros(flat.shape, dtype=A.dtype)
+    info = xp.zeros(flat.shape[0], dtype=xp.int32)
+    for j in range(n):
+        going = info == 0
+        d = flat[:, j, j] - (L[:, j, :j] * L[:, j, :j]).sum(-1)
+        failed = going & ~(d > 0)
+        info = xp.where(failed, j + 1, info).astype(xp.int32)
+        root = xp.sqrt(xp.where(going & ~failed, d, 1))
+        L[:, j, j] = xp.where(going & ~failed, root, xp.where(failed, d, L[:, j, j]))
+        column = (flat[:, j + 1:, j] - xp.matmul(L[:, j + 1:, :j], L[:, j, :j, None])[..., 0]) / root[:, None]
+        L[:, j + 1:, j] = xp.where((going & ~failed)[:, None], column, 0)
+    return L.reshape(A.shape), info.reshape(A.shape[:-2])

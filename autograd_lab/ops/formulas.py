@@ -403,14 +403,14 @@ def matmul(a, b):
 
 def inv(A):
     """The inverse of each matrix."""
-    return call(_decomp.LinalgInvExBackward0, A)
+    return call(_decomp.LinalgInvExBackward0, A)[0]
 
 
 def solve(A, B):
     """X with A X = B for each matrix (B a batch of matrices)."""
     if _tensor_among((A, B)):
-        return _decomp.LinalgSolveExBackward0.apply(_as_tensor(A), _as_tensor(B))
-    return _decomp.LinalgSolveExBackward0.forward(_xp(A), A, B)
+        return _decomp.LinalgSolveExBackward0.apply(_as_tensor(A), _as_tensor(B))[0]
+    return _decomp.LinalgSolveExBackward0.forward(_xp(A), A, B)[0]
 
 
 def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False):

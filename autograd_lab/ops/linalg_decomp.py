@@ -16,6 +16,7 @@ zero and give ``inf`` or ``nan``, as PyTorch's do and document.
 from __future__ import annotations
 
 from . import formulas as F
+from ._lapack import cholesky_arrays, lu_factor_arrays, lu_solve_arrays
 from ._op import Op
 
 
@@ -23,33 +24,29 @@ class LinAlgError(RuntimeError):
     """A matrix the op cannot work with (singular, not positive-definite): PyTorch's ``torch.linalg.LinAlgError``."""
 
 
-def _zero_pivot(xp, A):
-    """Where a partial-pivoting LU (LAPACK's ``getrf``) of each matrix of ``A`` meets its first zero pivot, 1-based,
-    0 where none (only run to say why a matrix could not be inverted)."""
-    U = A.reshape((-1,) + A.shape[-2:]).astype(xp.float64)
-    found = xp.zeros(U.shape[0], dtype=int)
-    for b in range(U.shape[0]):
-        M = U[b].copy()
-        for k in range(M.shape[0]):
-            p = k + int(xp.argmax(xp.abs(M[k:, k])))
-            M[[k, p]] = M[[p, k]]
-            if M[k, k] == 0:
-                found[b] = k + 1
-                break
-            M[k + 1:] -= xp.outer(M[k + 1:, k] / M[k, k], M[k])
-    return found.reshape(A.shape[:-2])
-
-
-def _singular(name: str, xp, A, solver: bool = False):
-    """PyTorch's error for a singular matrix, naming the first one of a batch and where its LU broke down."""
-    pivots = _zero_pivot(xp, A).reshape(-1)
-    first = int((pivots != 0).argmax())  # (0 if rounding hid the zero pivot from this LU)
-    prefix = f"(Batch element {first}): " if A.ndim > 2 else ""
-    k = int(pivots[first]) or A.shape[-1]
+def singular_error(name: str, info, shape, solver: bool = False) -> LinAlgError:
+    """PyTorch's error for a singular matrix, naming the first one of a batch (``info``: where each one's LU met its
+    first zero pivot, 1-based, 0 for none)."""
+    flat = info.reshape(-1)
+    first = int((flat != 0).argmax())
+    prefix = f"(Batch element {first}): " if len(shape) > 2 else ""
     what = "The solver failed because the input matrix is singular." if solver else \
-        f"The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."
-    return LinAlgError(f"{name}: {prefix}{what} [autograd_lab] shape {list(A.shape)}: an exactly singular matrix has "
+        f"The diagonal element {int(flat[first])} is zero, the inversion could not be completed because the input " \
+        "matrix is singular."
+    return LinAlgError(f"{name}: {prefix}{what} [autograd_lab] shape {list(shape)}: an exactly singular matrix has "
                        "no inverse; check it (al.linalg.det, al.linalg.svdvals) or use al.linalg.pinv")
+
+
+def not_positive_definite_error(name: str, info, shape) -> LinAlgError:
+    """PyTorch's error for a matrix that is not positive-definite (``info``: the order of each one's first leading
+    minor that is not, 0 for none)."""
+    flat = info.reshape(-1)
+    first = int((flat != 0).argmax())
+    prefix = f"(Batch element {first}): " if len(shape) > 2 else ""
+    return LinAlgError(f"{name}: {prefix}The factorization could not be completed because the input is not "
+                       f"positive-definite (the leading minor of order {int(flat[first])} is not positive-definite). "
+                       f"[autograd_lab] shape {list(shape)}: Cholesky needs a symmetric positive-definite matrix, e.g. "
+                       "X @ X.mT + eps * I")
 
 
 def _mT(x):
@@ -111,35 +108,44 @@ class LinalgSlogdetBackward0(Op):
 
 
 class LinalgInvExBackward0(Op):
-    """out = A^-1, per matrix (PyTorch's ``linalg_inv_ex``: ``inv`` and ``inverse`` record it)"""
-    outputs = ("inverse",)
+    """out = (A^-1, info), per matrix (PyTorch's ``linalg_inv_ex``: ``inv`` and ``inverse`` record it); ``info``
+    (int32, no gradient) is 0, or where a singular matrix's LU met a zero pivot (its inverse then holds inf)"""
+    outputs = ("inverse", "info")
+    non_differentiable = ("info",)
     saves = ("inverse",)
 
     def forward(xp, A):
         try:
-            return xp.linalg.inv(A)
-        except xp.linalg.LinAlgError:
-            raise _singular("linalg.inv", xp, A) from None
+            return xp.linalg.inv(A), xp.zeros(A.shape[:-2], dtype=xp.int32)
+        except xp.linalg.LinAlgError:  # singular: solve A X = I from the LU, as PyTorch does (inf where it divides by 0)
+            LU, pivots, info = lu_factor_arrays(xp, A)
+            return lu_solve_arrays(xp, LU, pivots, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape)), info
 
-    def d_A(grad, inverse):
-        return -F.matmul(F.matmul(_mT(inverse), grad), _mT(inverse))
+    def d_A(grads, inverse):
+        return -F.matmul(F.matmul(_mT(inverse), grads[0]), _mT(inverse))
 
     def f_A(tangent, inverse):
-        return -F.matmul(F.matmul(inverse, tangent), inverse)
+        return -F.matmul(F.matmul(inverse, tangent), inverse), None
 
 
 class LinalgSolveExBackward0(Op):
-    """out = X with A X = B, per matrix (``vector``: B is a batch of vectors, not of matrices)"""
+    """out = (X, info) with A X = B, per matrix (``vector``: B is a batch of vectors, not of matrices); ``info`` as
+    ``LinalgInvExBackward0``'s"""
+    outputs = ("result", "info")
+    non_differentiable = ("info",)
     saves = ("A", "result", "vector")
 
     def forward(xp, A, B, *, vector=False):
+        B = B[..., None] if vector else B
         try:
-            return xp.linalg.solve(A, B[..., None])[..., 0] if vector else xp.linalg.solve(A, B)
-        except xp.linalg.LinAlgError:
-            raise _singular("torch.linalg.solve", xp, A, solver=True) from None
+            X, info = xp.linalg.solve(A, B), xp.zeros(A.shape[:-2], dtype=xp.int32)
+        except xp.linalg.LinAlgError:  # singular: from the LU, as PyTorch (inf where it divides by 0)
+            LU, pivots, info = lu_factor_arrays(xp, A)
+            X = lu_solve_arrays(xp, LU, pivots, B)
+        return (X[..., 0] if vector else X), info
 
-    def backward(grad, A, result, vector, grad_input_mask):
-        g = F.unsqueeze(grad, -1) if vector else grad
+    def backward(grads, A, result, vector, grad_input_mask):
+        g = F.unsqueeze(grads[0], -1) if vector else grads[0]
         gB = F.solve(_mT(A), g)  # B's gradient: A^-T grad
         gA = -F.matmul(gB, _mT(F.unsqueeze(result, -1) if vector else result)) if grad_input_mask[0] else None
         return gA, (F.squeeze(gB, -1) if vector else gB) if grad_input_mask[1] else None
@@ -148,7 +154,7 @@ class LinalgSolveExBackward0(Op):
         dA, dB = tangents
         X = F.unsqueeze(result, -1) if vector else result
         out = F.solve(A, (F.unsqueeze(dB, -1) if vector else dB) - F.matmul(dA, X))
-        return F.squeeze(out, -1) if vector else out
+        return (F.squeeze(out, -1) if vector else out), None
 
 
 def _phi(x):
@@ -157,19 +163,21 @@ def _phi(x):
 
 
 class LinalgCholeskyExBackward0(Op):
-    """out = L, lower triangular with L L^T = A (``upper``: L^T), per symmetric positive-definite matrix"""
-    outputs = ("L",)
+    """out = (L, info): L lower triangular with L L^T = A (``upper``: L^T), per symmetric positive-definite matrix;
+    ``info`` (int32, no gradient) is 0, or the order of the first leading minor that is not positive-definite"""
+    outputs = ("L", "info")
+    non_differentiable = ("info",)
     saves = ("L", "upper")
 
     def forward(xp, A, *, upper=False):
         try:
-            L = xp.linalg.cholesky(A)
+            L, info = xp.linalg.cholesky(A), xp.zeros(A.shape[:-2], dtype=xp.int32)
         except xp.linalg.LinAlgError:
-            raise _not_positive_definite(xp, A) from None
-        return xp.ascontiguousarray(L.swapaxes(-2, -1)) if upper else L
+            L, info = cholesky_arrays(xp, A)
+        return (xp.ascontiguousarray(L.swapaxes(-2, -1)) if upper else L), info
 
-    def d_A(grad, L, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized (L: the lower factor)
-        L, gL = (_mT(L), _mT(grad)) if upper else (L, grad)
+    def d_A(grads, L, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized (L: the lower factor)
+        L, gL = (_mT(L), _mT(grads[0])) if upper else (L, grads[0])
         inner = F.tril(F.matmul(_mT(L), gL))
         inner = 0.5 * (inner + _mT(F.tril(inner, -1)))
         left = F.solve(_mT(L), inner)  # L^-T inner
@@ -179,26 +187,7 @@ class LinalgCholeskyExBackward0(Op):
         L = _mT(L) if upper else L
         inner = F.solve(L, _mT(F.solve(L, _mT(tangent))))
         dL = F.matmul(L, _phi(inner))
-        return _mT(dL) if upper else dL
-
-
-def _not_positive_definite(xp, A):
-    order = A.shape[-1]
-    flat = A.reshape((-1,) + A.shape[-2:])
-    for b in range(flat.shape[0]):
-        for k in range(1, A.shape[-1] + 1):
-            try:
-                xp.linalg.cholesky(flat[b, :k, :k])
-            except xp.linalg.LinAlgError:
-                order = k
-                prefix = "" if A.ndim == 2 else f"(Batch element {b}): "
-                return LinAlgError(
-                    f"linalg.cholesky: {prefix}The factorization could not be completed because the input is not "
-                    f"positive-definite (the leading minor of order {order} is not positive-definite). [autograd_lab] "
-                    f"shape {list(A.shape)}: Cholesky needs a symmetric positive-definite matrix, e.g. X @ X.mT + "
-                    "eps * I")
-    return LinAlgError("linalg.cholesky: The factorization could not be completed because the input is not "
-                       "positive-definite.")
+        return (_mT(dL) if upper else dL), None
 
 
 class LinalgQrBackward0(Op):

@@ -417,6 +417,13 @@ CASES.update({
     "LinalgLuBackward0": (MATRIX, "any", [lambda a, w: al.linalg.lu(a)[1], lambda a, w: al.linalg.lu(a.t())[2]]),
     "LuUnpackBackward0": (MATRIX, "any", [lambda a, w: al.lu_unpack(*al.linalg.lu_factor(a))[1],
                                           lambda a, w: al.lu_unpack(*al.linalg.lu_factor(a.t()))[2]]),
+    "LinalgMatrixExpBackward0": (MATRIX, "any", [lambda a, w: al.linalg.matrix_exp(_square(a) * 0.3)]),
+    "CholeskySolveBackward0": (MATRIX, "any", [
+        lambda a, w: al.cholesky_solve(a, al.linalg.cholesky(_spd(a))),
+        lambda a, w: al.cholesky_solve(a, al.linalg.cholesky(_spd(a), upper=True), upper=True)]),
+    "CholeskyInverseBackward0": (MATRIX, "any", [
+        lambda a, w: al.cholesky_inverse(al.linalg.cholesky(_spd(a))),
+        lambda a, w: al.cholesky_inverse(al.linalg.cholesky(_spd(a), upper=True), upper=True)]),
     "LinalgLuSolveBackward0": (MATRIX, "any", [
         lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a),
         lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a.t(), left=False, adjoint=True)]),
