@@ -67,14 +67,14 @@ def _check_matrix(name: str, A, *, square: bool = True, arg: str = "A") -> None:
 def det(A):
     """The determinant of each square matrix (``LinalgDetBackward0``)."""
     _check("linalg.det", A)
-    return _decomp.LinalgDetBackward0.apply(A)
+    return _decomp.LinalgDetBackward0.apply(A)[0]
 
 
 @checked(name="linalg.slogdet")
 def slogdet(A):
     """``(sign, logabsdet)`` of each square matrix's determinant: ``det = sign * exp(logabsdet)``."""
     _check("linalg.slogdet", A)
-    return SlogdetResult(*_decomp.LinalgSlogdetBackward0.apply(A))
+    return SlogdetResult(*_decomp.LinalgSlogdetBackward0.apply(A)[:2])
 
 
 @checked(name="logdet")

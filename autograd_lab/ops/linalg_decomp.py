@@ -15,6 +15,7 @@ zero and give ``inf`` or ``nan``, as PyTorch's do and document.
 
 from __future__ import annotations
 
+from .. import backend
 from . import formulas as F
 from ._lapack import cholesky_arrays, lu_factor_arrays, lu_solve_arrays
 from ._op import Op
@@ -61,20 +62,33 @@ def _unsq2(x):
     return F.unsqueeze(F.unsqueeze(x, -1), -1)
 
 
+def _lu_det(xp, A):
+    """``(LU, pivots, U's diagonal, ±1)`` of each matrix, from its LU factorization: the determinant is the product of
+    U's diagonal, its sign flipped by each row swap (a pivot that is not its own row), as LAPACK and PyTorch compute
+    it. As PyTorch does, a row-major A is factored as A^T (LAPACK reads its memory so, without a copy; det(A^T) =
+    det(A)), so the LU and pivots kept are A^T's, and a column-major A (a transpose) is factored as it is."""
+    LU, pivots, _ = lu_factor_arrays(xp, A.swapaxes(-2, -1) if A.flags.c_contiguous else A)
+    swaps = (pivots != xp.arange(1, A.shape[-1] + 1, dtype=pivots.dtype)).sum(-1)
+    return LU, pivots, xp.diagonal(LU, 0, -2, -1), (1 - 2 * (swaps % 2)).astype(A.dtype)
+
+
 class LinalgDetBackward0(Op):
-    """out = det(A), per matrix"""
-    saves = ("A", "result")
+    """out = det(A), per matrix, from A's LU factors (kept, as PyTorch keeps them: ``LU``, ``pivots``; no gradient)"""
+    outputs = ("result", "LU", "pivots")
+    non_differentiable = ("LU", "pivots")
+    saves = ("A", "LU", "pivots", "result")
 
     def forward(xp, A):
-        return xp.asarray(xp.linalg.det(A)).astype(A.dtype, copy=False)
+        LU, pivots, diagonal, parity = _lu_det(xp, A)
+        return xp.asarray(xp.prod(diagonal, -1) * parity).astype(A.dtype, copy=False), LU, pivots
 
-    def d_A(grad, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is singular
-        return _unsq2(grad) * _cofactors(A, result)
+    def d_A(grads, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is singular
+        return _unsq2(grads[0]) * _cofactors(A, result)
 
     def f_A(tangent, A, result):  # d det = sum(cofactors * dA) = det * trace(A^-1 dA)
         if F.any_true(result == 0):
-            return F.sum(_cofactors(A, result) * tangent, (-2, -1))
-        return result * _trace(F.solve(A, tangent))
+            return F.sum(_cofactors(A, result) * tangent, (-2, -1)), None, None
+        return result * _trace(F.solve(A, tangent)), None, None
 
 
 def _cofactors(A, result):
@@ -85,18 +99,23 @@ def _cofactors(A, result):
     U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
     square = F.unsqueeze(S, -2) + F.zeros_like(F.unsqueeze(S, -1))
     others = F.prod(F.where(F.eye_like(square) == 1, 1.0, square), -1)
-    signs = F.call(LinalgDetBackward0, U) * F.call(LinalgDetBackward0, Vh)
+    signs = F.call(LinalgDetBackward0, U)[0] * F.call(LinalgDetBackward0, Vh)[0]
     return _unsq2(signs) * F.matmul(U * F.unsqueeze(others, -2), Vh)
 
 
 class LinalgSlogdetBackward0(Op):
-    """out = ``(sign(det A), log|det A|)``, per matrix; only ``log|det A|`` has a gradient for real matrices"""
-    outputs = ("sign", "logabsdet")
-    saves = ("A",)  # (PyTorch also keeps the LU factors it computed det from; here backward inverts A)
+    """out = ``(sign(det A), log|det A|)``, per matrix, from A's LU factors (kept, as PyTorch keeps them); only
+    ``log|det A|`` has a gradient for real matrices"""
+    outputs = ("sign", "logabsdet", "LU", "pivots")
+    non_differentiable = ("LU", "pivots")
+    saves = ("A", "LU", "pivots", "sign")  # (the formulas read A: under create_graph they are differentiated again)
 
     def forward(xp, A):
-        sign, logabsdet = xp.linalg.slogdet(A)
-        return xp.asarray(sign).astype(A.dtype, copy=False), xp.asarray(logabsdet).astype(A.dtype, copy=False)
+        LU, pivots, diagonal, parity = _lu_det(xp, A)
+        sign = xp.asarray(xp.prod(xp.sign(diagonal), -1) * parity).astype(A.dtype, copy=False)
+        with backend.np.errstate(divide="ignore"):  # (log 0 = -inf, for a singular matrix)
+            logabsdet = xp.asarray(xp.log(xp.abs(diagonal)).sum(-1)).astype(A.dtype, copy=False)
+        return sign, logabsdet, LU, pivots
 
     def d_A(grads, A):
         if grads[1] is None:
@@ -104,7 +123,7 @@ class LinalgSlogdetBackward0(Op):
         return _unsq2(grads[1]) * _mT(F.inv(A))
 
     def f_A(tangent, A):
-        return None, _trace(F.solve(A, tangent))
+        return None, _trace(F.solve(A, tangent)), None, None
 
 
 class LinalgInvExBackward0(Op):

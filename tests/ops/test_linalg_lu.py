@@ -186,3 +186,20 @@ def test_the_deprecated_lu_and_lu_solve_warn_and_agree_with_torch(call):
     assert messages[0] and (messages[0] == messages[1] or not messages[1])  # (torch warns once per process)
     for o, t in zip(*(r if isinstance(r, tuple) else (r,) for r in results)):
         np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["row-major", "column-major", "sliced"])
+@pytest.mark.parametrize("fn", ["det", "slogdet"])
+def test_det_and_slogdet_keep_the_lu_factors_pytorch_keeps(fn, layout):
+    """PyTorch factors a row-major A as A^T (what LAPACK reads in its memory), a column-major one as it is."""
+    data = np.random.default_rng(6).standard_normal((2, 4, 4))
+    views = {"row-major": lambda x: x, "column-major": lambda x: x.mT.contiguous().mT, "sliced": lambda x: x[:, :3, :3]}
+    nodes = []
+    for lib in (al, torch):
+        out = getattr(lib.linalg, fn)(views[layout](lib.tensor(data, requires_grad=True)))
+        nodes.append(_first(out).grad_fn)
+    ours, theirs = nodes
+    assert sorted(n for n in dir(ours) if n.startswith("_saved_")) == sorted(n for n in dir(theirs) if n.startswith("_saved_"))
+    np.testing.assert_array_equal(ours._saved_pivots.numpy(), theirs._saved_pivots.numpy())
+    assert ours._saved_pivots.dtype is al.int32 and ours._saved_LU.grad_fn is None
+    np.testing.assert_allclose(ours._saved_LU.numpy(), theirs._saved_LU.numpy(), rtol=1e-12, atol=1e-12)
