@@ -80,7 +80,7 @@ from .linalg import inv as inverse
 from .linalg_lu import _lu_legacy as lu
 from .linalg_lu import _lu_solve_legacy as lu_solve
 from .linalg_lu import lu_unpack
-from .linalg_more import cholesky_inverse, cholesky_solve, matrix_exp, pinverse
+from .linalg_more import chain_matmul, cholesky_inverse, cholesky_solve, geqrf, matrix_exp, ormqr, pinverse, triangular_solve
 from .linalg_more import householder_product as orgqr
 from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
@@ -105,6 +105,7 @@ from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter,
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.linalg import outer as ger
 from .ops.nan_reductions import aminmax, nanmean, nansum
 from .ops.nn import addmm
 from .ops.norm import norm

@@ -8,11 +8,26 @@ PyTorch's composite functions are, and record those ops' nodes.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import namedtuple
 
 from . import backend
 from .autograd.grad_mode import no_grad
-from .linalg import _check, _check_batches, _check_matrix, _where, eigvalsh, inv, inv_ex, matrix_norm, pinv, solve, svdvals
+from .linalg import (
+    _check,
+    _check_batches,
+    _check_matrix,
+    _where,
+    eigvalsh,
+    inv,
+    inv_ex,
+    matrix_norm,
+    multi_dot,
+    pinv,
+    solve,
+    svdvals,
+)
+from .linalg_lu import solve_triangular
 from .ops import linalg_more as _more
 from .ops._args import checked
 from .ops._errors import no_kernel
@@ -174,8 +189,8 @@ def _lstsq(A, B, rcond, driver: str, vector: bool):
 @checked(name="linalg.householder_product")
 def householder_product(A, tau):
     """The first n columns of ``H_1 H_2 ... H_k``, ``H_i = I - tau_i v_i v_i^T``, with ``v_i`` the i-th column of
-    A below its diagonal and a 1 on it (the form ``geqrf`` leaves a QR in): the Q of a QR from its reflectors. Made
-    of products, so the gradient reaches A and tau (PyTorch records ``LinalgHouseholderProductBackward0``)."""
+    A below its diagonal and a 1 on it (the form :func:`geqrf` leaves a QR in): the Q of a QR from its reflectors.
+    Made of products, so the gradient reaches A and tau (PyTorch records ``LinalgHouseholderProductBackward0``)."""
     name = "torch.linalg.householder_product"
     if A.ndim < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
@@ -190,13 +205,92 @@ def householder_product(A, tau):
     if tau.dtype != A.dtype:
         raise RuntimeError(f"{name}: tau dtype {backend.kernel_type_name(tau.dtype)} does not match input dtype "
                            f"{backend.kernel_type_name(A.dtype)}")
+    return _reflections(A, tau)[..., :, :n]
+
+
+def _reflections(A, tau):
+    """The whole m x m product ``H_1 ... H_k`` of the reflectors stored in A's columns below the diagonal."""
     from .creation import eye
+    m, n = A.shape[-2:]
     V = A.tril(-1) + eye(m, n, dtype=A.dtype)
     Q = eye(m, dtype=A.dtype).expand(*A.shape[:-2], m, m)
     for i in range(tau.shape[-1]):  # Q H_i = Q - tau_i (Q v_i) v_i^T
         v = V[..., :, i:i + 1]
         Q = Q - (Q @ v) * tau[..., i, None, None] @ v.mT
-    return Q[..., :, :n]
+    return Q
+
+
+GeqrfResult = namedtuple("geqrf", ["a", "tau"])
+
+
+@checked(name="geqrf")
+def geqrf(input):
+    """``(a, tau)``: the QR factorization as LAPACK's ``geqrf`` leaves it: R on and above the diagonal of ``a``, the
+    Householder reflectors that make Q below it, their scales in ``tau`` (:func:`householder_product` rebuilds Q).
+    Not differentiable: PyTorch records ``GeqrfBackward0``, whose backward raises; here the results do not require
+    grad (differentiate :func:`autograd_lab.linalg.qr` instead)."""
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not input.dtype.is_floating_point or input.dtype.itemsize < 4:
+        raise no_kernel("geqrf_cpu", input.dtype, "convert it first, e.g. A.double()")
+    xp = backend.namespace_of(input._data)
+    h, tau = xp.linalg.qr(input._data, mode="raw")  # (h: LAPACK's column-major a, seen transposed)
+    return GeqrfResult(Tensor._make(xp.ascontiguousarray(h.swapaxes(-2, -1))), Tensor._make(tau))
+
+
+@checked(name="ormqr")
+def ormqr(input, tau, other, left=True, transpose=False):
+    """``other`` multiplied by the Q of :func:`geqrf`'s ``(input, tau)``: ``Q @ other`` (``left=False``: ``other @
+    Q``; ``transpose``: Q^T in place of Q), Q the whole m x m product of the reflectors. Made of products
+    (PyTorch records ``OrmqrBackward0``)."""
+    name = "torch.ormqr"
+    m = input.shape[-2]
+    if (other.shape[-2] if left else other.shape[-1]) != m:
+        raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
+    if tau.shape[-1] != min(other.shape[-2] if left else other.shape[-1], input.shape[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
+                           "input.shape[-1])")
+    if other.dtype != input.dtype:
+        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but input has dtype"
+                           f"{backend.kernel_type_name(input.dtype)} and other has dtype "
+                           f"{backend.kernel_type_name(other.dtype)}")
+    Q = _reflections(input, tau)
+    Q = Q.mT if transpose else Q
+    return Q @ other if left else other @ Q
+
+
+_TRIANGULAR_SOLVE_DEPRECATED = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+    "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one of "
+    "the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+    "torch.linalg.solve_triangular(A, B).")
+TriangularSolveResult = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+@checked(name="triangular_solve")
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """``al.triangular_solve`` (``torch.triangular_solve``, deprecated: it warns): ``(solution, cloned_coefficient)``,
+    X with ``A X = input`` (``transpose``: ``A^T X = input``) for triangular A, and a copy of A. (PyTorch records
+    ``TriangularSolveBackward0``; here :func:`autograd_lab.linalg.solve_triangular`'s node and a clone's.)"""
+    warnings.warn(_TRIANGULAR_SOLVE_DEPRECATED, UserWarning, stacklevel=3)
+    if input.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has {input.ndim} "
+                           "dimensions instead")
+    if A.ndim >= 2 and input.shape[-2] != A.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-2]} by "
+                           f"{A.shape[-1]} but each b matrix is {input.shape[-2]} by {input.shape[-1]}")
+    solution = solve_triangular(A.mT if transpose else A, input, upper=upper != transpose, unitriangular=unitriangular)
+    return TriangularSolveResult(solution, A.expand(*solution.shape[:-2], *A.shape[-2:]).clone())
+
+
+@checked(name="chain_matmul")
+def chain_matmul(*matrices):
+    """``al.chain_matmul`` (``torch.chain_matmul``, deprecated: it warns): the product of the matrices, left to
+    right, as :func:`autograd_lab.linalg.multi_dot` of them (one matrix: a copy)."""
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                  "parameters.", UserWarning, stacklevel=3)
+    return matrices[0].clone() if len(matrices) == 1 else multi_dot(list(matrices))
 
 
 @checked(name="cholesky_solve")
@@ -246,6 +340,9 @@ def _bind() -> None:
     Tensor.cholesky_solve = cholesky_solve
     Tensor.cholesky_inverse = cholesky_inverse
     Tensor.orgqr = householder_product
+    Tensor.ormqr = ormqr
+    Tensor.geqrf = geqrf
+    Tensor.triangular_solve = triangular_solve
 
 
 _bind()

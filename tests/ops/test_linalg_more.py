@@ -5,6 +5,8 @@ gradgradcheck and forward mode), and the functions made of other ops (``matrix_r
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -54,6 +56,10 @@ CASES = {
     "pinverse": ([WIDE], lambda lib, A: lib.pinverse(A), ""),
     "householder_product": ([TALL, TAU], lambda lib, A, tau: lib.linalg.householder_product(A, tau), ""),
     "orgqr": ([TALL[0], TAU[0, :2]], lambda lib, A, tau: A.orgqr(tau), ""),
+    "ormqr": ([TALL, TAU, RHS_TALL], lambda lib, A, tau, C: lib.ormqr(A, tau, C), ""),
+    "ormqr_right_transpose": ([TALL[0], TAU[0], RHS_TALL[0].T.copy()],
+                              lambda lib, A, tau, C: A.ormqr(tau, C, left=False, transpose=True), ""),
+    "ger": ([TAU[0], TAU[1]], lambda lib, x, y: lib.ger(x, y), None),
 }
 for _driver in (None, "gels", "gelsy", "gelsd", "gelss"):
     CASES[f"lstsq_{_driver}"] = ([TALL, RHS_TALL], lambda lib, A, B, d=_driver: lib.linalg.lstsq(A, B, driver=d), "")
@@ -65,6 +71,43 @@ for _p in (None, "fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")):
     CASES[f"cond_{_p}"] = ([SQUARE], lambda lib, A, p=_p: lib.linalg.cond(A, p), "")
 _TORCH_CANNOT = {"cond_1", "cond_-1", "cond_inf", "cond_-inf", "cond_fro"}  # (torch 2.13's own backward raises
 # there: its cond overwrites the inverse it saved, "modified by an inplace operation"; gradcheck proves ours)
+
+
+_DEPRECATED = {  # (warned by PyTorch once per process: the messages are compared where torch still warns)
+    "triangular_solve": ([RHS, SQUARE], lambda lib, B, A: lib.triangular_solve(B, A)),
+    "triangular_solve_lower_transposed": ([RHS, SQUARE[0]], lambda lib, B, A: B.triangular_solve(A, upper=False,
+                                                                                               transpose=True)),
+    "chain_matmul": ([SQUARE[0], SQUARE[1], RHS[0]], lambda lib, *ms: lib.chain_matmul(*ms)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DEPRECATED))
+def test_deprecated_functions_warn_and_agree_with_torch(name):
+    arrays, fn = _DEPRECATED[name]
+    results, grads = [], []
+    for lib in (al, torch):
+        tensors = [lib.tensor(a, requires_grad=True) for a in arrays]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = fn(lib, *tensors)
+        assert lib is torch or any("is deprecated" in str(w.message) for w in caught)
+        sum(((o * o).sum() for o in (out if isinstance(out, tuple) else (out,)))).backward()
+        results.append(out if isinstance(out, tuple) else (out,))
+        grads.append([t.grad for t in tensors])
+    for o, t in zip(*results):
+        assert tuple(o.shape) == tuple(t.shape)
+        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-10)
+    for g, t in zip(*grads):
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-9, atol=1e-9)
+
+
+def test_geqrf_gives_lapacks_reflectors_and_householder_product_rebuilds_q():
+    ours, theirs = al.geqrf(al.tensor(TALL)), torch.geqrf(torch.tensor(TALL))
+    assert type(ours).__name__ == type(theirs).__name__ == "geqrf"
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+    Q = al.linalg.householder_product(*ours)
+    np.testing.assert_allclose((Q @ ours.a.triu()[..., :3, :]).numpy(), TALL, atol=1e-12)
 
 
 def _differentiable(out):
@@ -187,6 +230,14 @@ ERRORS = {
     "householder_batch": lambda lib: lib.linalg.householder_product(lib.ones(2, 4, 3), lib.ones(3, 2)),
     "householder_dtypes": lambda lib: lib.linalg.householder_product(lib.ones(4, 3), lib.ones(2, dtype=lib.float64)),
     "householder_vector": lambda lib: lib.linalg.householder_product(lib.ones(4), lib.ones(2)),
+    "ormqr_rows": lambda lib: lib.ormqr(lib.ones(4, 3), lib.ones(3), lib.ones(3, 2)),
+    "ormqr_right_columns": lambda lib: lib.ormqr(lib.ones(4, 3), lib.ones(3), lib.ones(2, 3), left=False),
+    "ormqr_tau": lambda lib: lib.ormqr(lib.ones(4, 3), lib.ones(4), lib.ones(4, 2)),
+    "ormqr_dtypes": lambda lib: lib.ormqr(lib.ones(4, 3), lib.ones(3), lib.ones(4, 2, dtype=lib.float64)),
+    "geqrf_integer": lambda lib: lib.geqrf(lib.ones(2, 2, dtype=lib.long)),
+    "geqrf_vector": lambda lib: lib.geqrf(lib.ones(2)),
+    "triangular_solve_vector": lambda lib: lib.triangular_solve(lib.ones(3), lib.eye(3)),
+    "triangular_solve_sizes": lambda lib: lib.triangular_solve(lib.ones(4, 2), lib.eye(3)),
     "inv_ex_check": lambda lib: lib.linalg.inv_ex(lib.tensor(SINGULAR), check_errors=True),
     "solve_ex_check": lambda lib: lib.linalg.solve_ex(lib.tensor(SINGULAR), lib.ones(2, dtype=lib.float64),
                                                       check_errors=True),
@@ -198,7 +249,8 @@ ERRORS = {
 def test_errors_read_like_torch(name):
     caught = []
     for lib in (al, torch):
-        with pytest.raises(Exception) as info:
+        with pytest.raises(Exception) as info, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             ERRORS[name](lib)
         caught.append(info.value)
     ours, theirs = caught
