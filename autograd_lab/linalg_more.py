@@ -212,8 +212,8 @@ def _reflections(A, tau):
     """The whole m x m product ``H_1 ... H_k`` of the reflectors stored in A's columns below the diagonal."""
     from .creation import eye
     m, n = A.shape[-2:]
-    V = A.tril(-1) + eye(m, n, dtype=A.dtype)
-    Q = eye(m, dtype=A.dtype).expand(*A.shape[:-2], m, m)
+    V = A.tril(-1) + eye(m, n, dtype=A.dtype, device=A.device)
+    Q = eye(m, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, m)
     for i in range(tau.shape[-1]):  # Q H_i = Q - tau_i (Q v_i) v_i^T
         v = V[..., :, i:i + 1]
         Q = Q - (Q @ v) * tau[..., i, None, None] @ v.mT
