@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math as _math
 import warnings as _warnings
 
 from . import autograd, backend, backends, cuda, data, linalg, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
@@ -72,6 +73,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .info import finfo, get_num_threads, iinfo, set_num_threads
 from .linalg import _cross as cross
 from .linalg import _qr_legacy as qr
 from .linalg import _svd_legacy as svd
@@ -80,10 +82,18 @@ from .linalg import inv as inverse
 from .linalg_lu import _lu_legacy as lu
 from .linalg_lu import _lu_solve_legacy as lu_solve
 from .linalg_lu import lu_unpack
-from .linalg_more import chain_matmul, cholesky_inverse, cholesky_solve, geqrf, matrix_exp, ormqr, pinverse, triangular_solve
+from .linalg_more import cholesky_inverse, cholesky_solve, geqrf, matrix_exp, ormqr, pinverse, triangular_solve
 from .linalg_more import householder_product as orgqr
 from .ops._args import checked as _checked
-from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, square, sub
+from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, rsub, square, sub
+from .ops.bitwise import (
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+)
 from .ops.comparison import (
     eq,
     ge,
@@ -101,11 +111,32 @@ from .ops.comparison import (
 )
 from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .ops.einsum import einsum
+from .ops.fill import index_put, masked_fill
 from .ops.index_writes import index_add, index_copy, index_fill, masked_scatter, scatter, take
 from .ops.indexing import getitem as _getitem  # noqa: F401
 from .ops.join import cat, concat, concatenate, flip, stack
+from .ops.join_more import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    column_stack,
+    combinations,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    meshgrid,
+    row_stack,
+    tensor_split,
+    tile,
+    vsplit,
+    vstack,
+)
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
-from .ops.linalg import outer as ger
 from .ops.nan_reductions import aminmax, nanmean, nansum
 from .ops.nn import addmm
 from .ops.norm import norm
@@ -184,6 +215,10 @@ from .ops.pointwise_math import (
     sinc,
     sinh,
 )
+from .ops.pointwise_more import fix, fmax, fmin, frexp, gcd, i0, lcm, ldexp, nextafter, positive
+from .ops.predicates import is_complex, is_nonzero, is_same_size, is_signed, isclose, isin, unique_consecutive
+from .ops.products_more import addbmm, addmv, addr, baddbmm, chain_matmul, dist, ger, vdot
+from .ops.random_sampling import bernoulli, multinomial, poisson
 from .ops.reductions import (
     all,
     amax,
@@ -199,6 +234,16 @@ from .ops.reductions import (
     sum,
 )
 from .ops.scatter_gather import gather, index_select, scatter_add
+from .ops.scatter_more import (
+    diagonal_scatter,
+    index_put_,
+    index_reduce,
+    masked_select,
+    scatter_reduce,
+    select_scatter,
+    slice_scatter,
+    take_along_dim,
+)
 from .ops.searching import argwhere, bucketize, count_nonzero, nonzero, searchsorted, unique
 from .ops.shape import (
     broadcast_to,
@@ -220,9 +265,35 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
+from .ops.statistics import (
+    bincount,
+    corrcoef,
+    cov,
+    cumulative_trapezoid,
+    histc,
+    histogram,
+    nanquantile,
+    quantile,
+    trapezoid,
+    trapz,
+)
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
+from .ops.views_more import (
+    diag,
+    diagflat,
+    fliplr,
+    flipud,
+    moveaxis,
+    narrow_copy,
+    ravel,
+    swapdims,
+    tril_indices,
+    triu_indices,
+    unravel_index,
+)
+from .ranges import logspace, vander
 from .tensor import Size, Tensor
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load
@@ -236,8 +307,9 @@ short = int16
 
 multiply, subtract, divide, negative = mul, sub, div, neg
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
-clamp_, true_divide = Tensor.clamp_, div
+clamp_, true_divide, absolute = Tensor.clamp_, div, abs
 result_type = backend.result_type
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # as torch.pi ... torch.newaxis
 
 __version__ = "0.1.0"
 

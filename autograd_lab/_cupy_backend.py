@@ -40,6 +40,9 @@ class _Sampler:
     def permutation(self, n):
         return self._state.permutation(n)
 
+    def poisson(self, lam, size):
+        return self._state.poisson(lam, size)
+
 
 class CupyBackend(ArrayBackend):
     """CUDA devices through CuPy (``cupy.ndarray`` data; ``.get()`` copies to the host)."""

@@ -13,24 +13,12 @@ from collections import namedtuple
 
 from . import backend
 from .autograd.grad_mode import no_grad
-from .linalg import (
-    _check,
-    _check_batches,
-    _check_matrix,
-    _where,
-    eigvalsh,
-    inv,
-    inv_ex,
-    matrix_norm,
-    multi_dot,
-    pinv,
-    solve,
-    svdvals,
-)
+from .linalg import _check, _check_batches, _check_matrix, _where, eigvalsh, inv, inv_ex, matrix_norm, pinv, solve, svdvals
 from .linalg_lu import solve_triangular
 from .ops import linalg_more as _more
 from .ops._args import checked
 from .ops._errors import no_kernel
+from .ops._lapack import column_major
 from .tensor import Tensor
 
 __all__ = ["matrix_exp", "matrix_rank", "cond", "diagonal", "vander", "tensorinv", "tensorsolve", "lstsq",
@@ -235,7 +223,7 @@ def geqrf(input):
         raise no_kernel("geqrf_cpu", input.dtype, "convert it first, e.g. A.double()")
     xp = backend.namespace_of(input._data)
     h, tau = xp.linalg.qr(input._data, mode="raw")  # (h: LAPACK's column-major a, seen transposed)
-    return GeqrfResult(Tensor._make(xp.ascontiguousarray(h.swapaxes(-2, -1))), Tensor._make(tau))
+    return GeqrfResult(Tensor._make(column_major(h.swapaxes(-2, -1))), Tensor._make(tau))
 
 
 @checked(name="ormqr")
@@ -281,16 +269,6 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
                            f"{A.shape[-1]} but each b matrix is {input.shape[-2]} by {input.shape[-1]}")
     solution = solve_triangular(A.mT if transpose else A, input, upper=upper != transpose, unitriangular=unitriangular)
     return TriangularSolveResult(solution, A.expand(*solution.shape[:-2], *A.shape[-2:]).clone())
-
-
-@checked(name="chain_matmul")
-def chain_matmul(*matrices):
-    """``al.chain_matmul`` (``torch.chain_matmul``, deprecated: it warns): the product of the matrices, left to
-    right, as :func:`autograd_lab.linalg.multi_dot` of them (one matrix: a copy)."""
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
-                  "parameters.", UserWarning, stacklevel=3)
-    return matrices[0].clone() if len(matrices) == 1 else multi_dot(list(matrices))
 
 
 @checked(name="cholesky_solve")

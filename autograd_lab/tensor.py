@@ -480,8 +480,8 @@ class Tensor:
 
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
         _check_other(other, "allclose")
-        xp = backend.namespace_of(self._data)
-        return bool(xp.allclose(self._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+        from .ops.predicates import isclose
+        return bool(isclose(self, other, rtol, atol, equal_nan)._data.all())  # (isclose at every element, as PyTorch)
 
 
 def _rebuild_tensor(cls, data, requires_grad: bool, attributes: dict) -> Tensor:

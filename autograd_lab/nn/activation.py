@@ -1,16 +1,20 @@
 """Activation layers: ``ReLU``, ``LeakyReLU``, ``Threshold``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``,
 ``LogSoftmax``; ``Hardtanh``, ``ReLU6``, ``ELU``, ``SELU``, ``CELU``, ``SiLU``, ``Mish``, ``Softplus``, ``Softsign``,
-``Tanhshrink``, ``Hardsigmoid``, ``Hardswish``, ``LogSigmoid``, ``GLU``, ``Softmin``, ``Hardshrink``, ``Softshrink``."""
+``Tanhshrink``, ``Hardsigmoid``, ``Hardswish``, ``LogSigmoid``, ``GLU``, ``Softmin``, ``Hardshrink``, ``Softshrink``;
+``PReLU`` (a learned negative slope)."""
 
 from __future__ import annotations
 
+from .. import creation
 from ..tensor import Tensor
 from . import functional as F
+from . import init
 from .module import Module
+from .parameter import Parameter
 
 __all__ = ["ReLU", "LeakyReLU", "Threshold", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "Hardtanh", "ReLU6",
            "ELU", "SELU", "CELU", "SiLU", "Mish", "Softplus", "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish",
-           "LogSigmoid", "GLU", "Softmin", "Hardshrink", "Softshrink"]
+           "LogSigmoid", "GLU", "Softmin", "Hardshrink", "Softshrink", "PReLU"]
 
 
 class ReLU(Module):
@@ -281,3 +285,23 @@ class Softshrink(Hardshrink):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
+
+
+class PReLU(Module):
+    """``x`` where positive, else ``weight * x``, with ``weight`` learned: one slope (``num_parameters=1``) or one per
+    channel (dim 1 of the input), each ``init`` at first."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        self.num_parameters, self.init = num_parameters, init
+        super().__init__()
+        self.weight = Parameter(creation.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

@@ -1,4 +1,5 @@
-"""Convolution layers ``Conv1d``, ``Conv2d``, and the pooling layers ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``."""
+"""Convolution layers ``Conv1d``, ``Conv2d``, ``Conv3d``, and the pooling layers ``MaxPool2d``, ``AvgPool2d``,
+``AdaptiveAvgPool2d``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -30,8 +31,10 @@ def _input_padding(padding, kernel_size, dilation) -> list[int]:
 class _ConvNd(Module):
     """A convolution with ``out_channels`` filters of ``in_channels/groups`` x kernel; PyTorch's arguments and
     initialisation. ``padding_mode`` other than ``'zeros'`` (``'reflect'``, ``'replicate'``, ``'circular'``) pads
-    the input with ``F.pad`` in that mode, then convolves without padding."""
+    the input with ``F.pad`` in that mode, then convolves without padding. A transposed convolution
+    (``transposed``, :mod:`.conv_transpose`) has (in_channels, out_channels/groups) x kernel filters instead."""
     _spatial = 2
+    transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
@@ -60,9 +63,10 @@ class _ConvNd(Module):
                              f"padding_mode='{padding_mode}' [autograd_lab] {name}: 'zeros' pads inside the "
                              "convolution; the others pad the input with F.pad first")
         self.padding_mode = padding_mode
+        self.output_padding = (0,) * self._spatial
         self._reversed_padding_repeated_twice = _input_padding(self.padding, self.kernel_size, self.dilation)
-        self.weight = Parameter(creation.empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
-                                               device=device))
+        filters = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(creation.empty(*filters, *self.kernel_size, dtype=dtype, device=device))
         if bias:
             self.bias = Parameter(creation.empty(out_channels, dtype=dtype, device=device))
         else:
@@ -70,11 +74,12 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, fan_in = in_channels/groups * kernel size."""
+        """U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias, fan_in = weight.shape[1] * kernel size
+        (in_channels/groups, or out_channels/groups for a transposed convolution, as in PyTorch)."""
         init._reset_affine(self.weight, self.bias)
 
     def _convolve(self, input, padding):
-        conv = F.conv1d if self._spatial == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._spatial - 1]
         return conv(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:
@@ -91,6 +96,8 @@ class _ConvNd(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1,) * self._spatial:
             text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._spatial:
+            text += f", output_padding={self.output_padding}"
         if self.groups != 1:
             text += f", groups={self.groups}"
         if self.bias is None:
@@ -108,6 +115,11 @@ class Conv1d(_ConvNd):
 class Conv2d(_ConvNd):
     """2-D convolution (cross-correlation) of (N, C, H, W) images (or one (C, H, W) image)."""
     _spatial = 2
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution (cross-correlation) of (N, C, D, H, W) volumes (or one (C, D, H, W) volume)."""
+    _spatial = 3
 
 
 class MaxPool2d(Module):

@@ -10,6 +10,8 @@ import operator
 
 from .. import backend
 from ..ops._args import checked
+from ..ops.attention import scaled_dot_product_attention
+from ..ops.multi_head_attention import multi_head_attention_forward
 from ..ops.nn import (
     addmm,
     batch_norm,
@@ -48,7 +50,8 @@ from ..ops.nn_activation_more import (
     softsign,
     tanhshrink,
 )
-from ..ops.nn_conv import conv1d, conv2d
+from ..ops.nn_conv import conv1d, conv2d, conv3d
+from ..ops.nn_conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..ops.nn_distance import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -56,6 +59,7 @@ from ..ops.nn_distance import (
     pairwise_distance,
     triplet_margin_loss,
 )
+from ..ops.nn_fold import fold, unfold
 from ..ops.nn_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -75,7 +79,19 @@ from ..ops.nn_loss_more import (
     soft_margin_loss,
 )
 from ..ops.nn_norm import instance_norm, layer_norm
+from ..ops.nn_norm_more import group_norm, prelu, rms_norm
 from ..ops.nn_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ..ops.nn_pool_more import (
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    lp_pool1d,
+    lp_pool2d,
+    max_pool1d,
+)
+from ..ops.nn_shuffle import channel_shuffle, local_response_norm, pixel_shuffle, pixel_unshuffle
+from ..ops.nn_unpool import max_unpool1d, max_unpool2d
 from ..ops.padding import pad
 from ..ops.pointwise import relu as _relu
 from ..ops.pointwise import sigmoid, tanh
@@ -92,7 +108,17 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "softsign", "tanhshrink", "hardsigmoid", "hardswish", "logsigmoid", "glu", "softmin", "hardshrink",
            "softshrink", "smooth_l1_loss", "huber_loss", "kl_div", "margin_ranking_loss", "soft_margin_loss",
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance"]
+           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance",
+           # attention
+           "scaled_dot_product_attention", "multi_head_attention_forward",
+           # more normalisation
+           "group_norm", "rms_norm", "prelu",
+           # more convolutions and pools
+           "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+           "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "local_response_norm",
+           "conv3d", "conv_transpose3d"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -115,6 +141,24 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
     """``max_pool2d`` returning ``(values, indices)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+@checked
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
+    """``max_pool1d`` returning ``(values, indices)``."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+@checked
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size):
+    """``adaptive_max_pool1d`` returning ``(values, indices)``."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+@checked
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size):
+    """``adaptive_max_pool2d`` returning ``(values, indices)``."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
 @checked(kinds={"num_classes": "int"})

@@ -9,13 +9,16 @@ from .. import backend
 from ..tensor import Tensor
 from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     arithmetic,
+    bitwise,
     comparison,
+    comparison_inplace,
     cumulative,
     fill,
     index_writes,
     indexing,
     inplace,
     join,
+    join_more,
     linalg,
     linalg_decomp,
     linalg_lu,
@@ -25,14 +28,21 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     pointwise,
     pointwise_binary,
     pointwise_math,
+    pointwise_more,
+    predicates,
+    products_more,
+    random_sampling,
     reductions,
     scatter_gather,
+    scatter_more,
     searching,
     shape,
     sorting,
     split,
+    statistics,
     triangles,
     variance,
+    views_more,
 )
 from ._args import checked
 from .pointwise import ToCopyBackward0

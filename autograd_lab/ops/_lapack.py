@@ -9,6 +9,12 @@ from __future__ import annotations
 from .. import backend
 
 
+def column_major(a):
+    """``a`` laid out as LAPACK writes its results, and PyTorch returns them: each matrix by columns (so ``a.mT`` is
+    contiguous and ``a.mT.view(-1)`` works, as in PyTorch, while ``a.view(-1)`` raises, as there)."""
+    return a if a.ndim < 2 else a.swapaxes(-2, -1).copy().swapaxes(-2, -1)
+
+
 def substitute(xp, A, B, upper: bool, unitriangular: bool):
     """X with T X = B, T the upper (or lower) triangle of each A, by substitution one row of X at a time (from the
     last row up for an upper T), as LAPACK's ``trsm``: a zero on the diagonal gives inf or nan, not an error."""

@@ -320,6 +320,8 @@ def _non_tensor_input(cls, value, position: int):
     or None (an optional input: a bias, a bound); anything else is PyTorch's error, naming the argument."""
     if value.__class__ in _NUMBERS and (position or cls.promotes and len(cls._inputs) > 1) or value is None and position:
         return value
+    if isinstance(value, backend.np.generic) and value.dtype.kind in "biuf":  # a NumPy scalar: the number it holds
+        return _non_tensor_input(cls, value.item(), position)
     name = cls._inputs[position] if position < len(cls._inputs) else cls._inputs[-1]
     raise TypeError(f"{function_name(cls)}(): argument '{'input' if name == 'self' else name}' (position {position + 1})"
                     f" must be Tensor, not {backend.type_name(value)} [autograd_lab] pass a tensor, e.g. al.tensor(...) "

@@ -18,15 +18,25 @@ _OPERAND_TYPES = frozenset((Tensor, bool, int, float))  # taken as they are (one
 
 
 def _operand(x, op: str):
-    """A Tensor or Python number; NumPy values become one of these; anything else is a TypeError."""
-    if x.__class__ in _OPERAND_TYPES or isinstance(x, (Tensor, bool, int, float)):
+    """A Tensor or Python number; NumPy values become one of these; anything else is a TypeError. (A NumPy scalar
+    counts as the Python number it holds, as in PyTorch: ``np.float64`` is a ``float`` to Python, but one NumPy
+    would promote a float32 tensor with.)"""
+    if x.__class__ in _OPERAND_TYPES or isinstance(x, Tensor):
         return x
     if isinstance(x, backend.np.generic):
         return x.item()
+    if isinstance(x, (bool, int, float)):  # a subclass of a Python number (an IntEnum...): the number it is
+        return bool(x) if isinstance(x, bool) else int(x) if isinstance(x, int) else float(x)
     if isinstance(x, backend.np.ndarray):
         return Tensor._make(x)
     raise TypeError(f"{op}(): argument 'other' must be Tensor, not {type_name(x)} [autograd_lab] {op} takes a Tensor or "
                     "a Python number")
+
+
+def plain_number(value):
+    """A setting such as ``alpha``: a NumPy scalar becomes the Python number it holds (NumPy promotes with a
+    ``np.float64`` as with a float64 array, PyTorch as with a Python float)."""
+    return value.item() if isinstance(value, backend.np.generic) else value
 
 
 class AddBackward0(Op):
@@ -59,6 +69,23 @@ class SubBackward0(Op):
 
     def d_other(grad, alpha):
         return -grad if alpha == 1 else grad * -alpha
+
+    f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
+
+class RsubBackward0(Op):
+    """out = other - alpha * self, for ``rsub(tensor, tensor)``"""
+    saves = ("alpha",)
+    promotes = True
+
+    def forward(xp, self, other, *, alpha=1):
+        return other - self if alpha == 1 else other - alpha * self
+
+    def d_self(grad, alpha):
+        return -grad if alpha == 1 else grad * -alpha
+
+    def d_other(grad):
+        return grad
 
     f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
 
@@ -274,6 +301,8 @@ def add(input, other, *, alpha=1, out=None):
         input = _operand(input, "add")
     if other.__class__ not in _OPERAND_TYPES:
         other = _operand(other, "add")
+    if alpha.__class__ is not int:
+        alpha = plain_number(alpha)
     return AddBackward0.apply(input, other, alpha=alpha)
 
 
@@ -296,6 +325,7 @@ def sub(input, other, *, alpha=1, out=None):
     _check_subtraction(input, other)
     if out is not None:
         return write_out("sub", sub, out, input, other, alpha=alpha)
+    alpha = plain_number(alpha)
     if not isinstance(input, Tensor):
         input = _operand(input, "sub")
         if not isinstance(input, Tensor):
@@ -306,9 +336,10 @@ def sub(input, other, *, alpha=1, out=None):
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
     _check_subtraction(other, input)
+    alpha = plain_number(alpha)
     if not isinstance(other, Tensor):
         return RsubBackward1.apply(input, other=_operand(other, "rsub"), alpha=alpha)
-    return SubBackward0.apply(other, input, alpha=alpha)
+    return RsubBackward0.apply(input, other, alpha=alpha)
 
 
 def mul(input, other, *, out=None):

@@ -1,4 +1,4 @@
-"""Comparisons and logic: ``== != < <= > >=``, ``logical_*``, bitwise ops, ``isnan``/``isinf``/``isfinite``.
+"""Comparisons and logic: ``== != < <= > >=``, ``logical_*``, ``isnan``/``isinf``/``isfinite`` (bitwise ops: :mod:`.bitwise`).
 
 Their results are bool (or integer) tensors with no history: nothing to differentiate.
 """
@@ -51,20 +51,6 @@ def logical_not(input):
     return Tensor._make(backend.namespace_of(input._data).logical_not(input._data))
 
 
-def _bitwise(name: str):
-    def fn(input, other):
-        a, b = input._data, (other._data if isinstance(other, Tensor) else other)
-        if input._data.dtype.kind == "f" or (isinstance(other, Tensor) and other._data.dtype.kind == "f"):
-            raise TypeError(f"{name} is only supported for integer and boolean tensors, got {input.dtype!r}")
-        return Tensor._make(getattr(backend.namespace_of(a), name)(a, b))
-    return fn
-
-
-bitwise_and = _bitwise("bitwise_and")
-bitwise_or = _bitwise("bitwise_or")
-bitwise_xor = _bitwise("bitwise_xor")
-
-
 @checked
 def isnan(input):
     return Tensor._make(backend.namespace_of(input._data).isnan(input._data))
@@ -105,12 +91,7 @@ def _bind() -> None:
         logical_xor=logical_xor, logical_not=logical_not, isnan=isnan, isinf=isinf, isfinite=isfinite,
         __eq__=_operator(eq), __ne__=_operator(ne), __lt__=_operator(lt), __le__=_operator(le), __gt__=_operator(gt),
         __ge__=_operator(ge),
-        __and__=lambda a, b: logical_and(a, b) if a.dtype is backend.bool_ else bitwise_and(a, b),
-        __or__=lambda a, b: logical_or(a, b) if a.dtype is backend.bool_ else bitwise_or(a, b),
-        __xor__=lambda a, b: logical_xor(a, b) if a.dtype is backend.bool_ else bitwise_xor(a, b),
-        __invert__=lambda a: logical_not(a) if a.dtype is backend.bool_ else
-        Tensor._make(backend.namespace_of(a._data).invert(a._data)),
-    )
+    )  # (& | ^ ~ << >> are in ops/bitwise.py)
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
 

@@ -68,9 +68,11 @@ class CumprodBackward0(Op):
         if is_grad_enabled() and not before.all():  # create_graph through zeros: PyTorch's differentiable O(n^2) form
             return _cumprod_backward_differentiable(grad, self, dim)
         safe = formulas.where(before, self, 1.0)
-        past_the_zero = formulas.where(first_zero, 1.0, self)  # the product of the others, for the first zero
-        others = formulas.call(CumprodBackward0, past_the_zero, dim=dim, dtype=None)
-        at_zero = formulas.where(first_zero, _reverse_cumsum(grad * others, dim), 0.0)
+        # the first zero: (the product before it) * sum over j of grad[j] * (the product from after it to j), in
+        # PyTorch's order (an infinite product before it times the sum, not the sum of infinite terms: -inf, not NaN)
+        prefix = formulas.call(CumprodBackward0, safe, dim=dim, dtype=None)
+        after = formulas.call(CumprodBackward0, formulas.where(before | first_zero, 1.0, self), dim=dim, dtype=None)
+        at_zero = formulas.where(first_zero, prefix * _reverse_cumsum(grad * after, dim), 0.0)
         # (before the first zero, only the products before it count, as in PyTorch: the later ones are 0, and an
         # infinite gradient there must not make 0 * inf = NaN of them)
         return formulas.where(before, _reverse_cumsum(formulas.where(before, grad * result, 0.0), dim) / safe, at_zero)

@@ -26,7 +26,7 @@ import re
 
 from .. import backend
 from ..autograd import grad_mode as _gm
-from ..autograd.graph import is_expanded
+from ..autograd.graph import is_expanded, overlaps_itself
 from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
@@ -116,8 +116,8 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
     if tensor._is_inference and not _gm._state.inference:
         raise RuntimeError(INFERENCE_MESSAGE)
     data = tensor._data
-    if is_expanded(data):
-        _check_overlap_allowed(op_name, others, data.shape)
+    if overlaps_itself(data):
+        _check_overlap_allowed(op_name, others, data)
     if not _gm._state.grad_enabled:
         return
     base = tensor._base
@@ -131,18 +131,23 @@ def check_inplace(tensor: Tensor, op_name: str, others=()) -> None:
         raise RuntimeError(LEAF_MESSAGE + _leaf_advice(op_name))
 
 
-def _check_overlap_allowed(op_name: str, others, shape) -> None:
-    """Writing into an expanded tensor, where several elements share memory: PyTorch refuses it, except in
-    ``zero_`` and ``fill_`` with a number, which write one value everywhere. (``masked_fill_`` and
-    ``index_put_`` are deprecated there in PyTorch, which warns and writes; they are refused here: ours
-    compute the new values out of place and copy them back, and the copies of one memory location would
-    disagree.)"""
+def _check_overlap_allowed(op_name: str, others, data) -> None:
+    """Writing into a tensor where several elements share memory: PyTorch refuses it for an expanded tensor,
+    except in ``zero_`` and ``fill_`` with a number, which write one value everywhere. (``masked_fill_`` and
+    ``index_put_`` are deprecated there in PyTorch, which warns and writes.) Overlapping windows (``unfold``,
+    ``as_strided``) PyTorch writes element by element, so a shared place changes once per window, in its loop's
+    order. Both are refused here: ours compute the new values out of place and copy them back, and the copies
+    of one memory location would disagree."""
     if op_name == "zero_" or (op_name == "fill_" and others and not isinstance(others[0], Tensor)):
         return
-    deprecated = (" (PyTorch deprecates it there: it warns and writes)"
-                  if op_name in ("masked_fill_", "index_put_") else "")
+    if is_expanded(data):
+        what = "it is an expanded view, where several elements share memory" + (
+            " (PyTorch deprecates it there: it warns and writes)" if op_name in ("masked_fill_", "index_put_") else "")
+    else:
+        what = ("its elements overlap in memory (windows of unfold or as_strided that share places; PyTorch would "
+                "change a shared place once per window)")
     raise RuntimeError(OVERLAP_MESSAGE + f" [autograd_lab] {op_name} cannot write into this tensor of shape "
-                       f"{tuple(shape)}: it is an expanded view, where several elements share memory{deprecated}")
+                       f"{tuple(data.shape)}: {what}")
 
 
 _NDARRAY = backend.np.ndarray
@@ -381,7 +386,8 @@ def _swap_in_place(self: Tensor, name: str, op, params: dict) -> Tensor:
     self._data = swapped._data
     self._vc.bump(name)
     if self._base is not None:
-        self._view_chain, self._view_version = swapped._view_chain, self._vc.value
+        # (the op replayed on the base gives this view again; ``squeeze_(dim)``'s op is not itself a view op)
+        self._view_chain, self._view_version = self._view_chain + ((op, params, None),), self._vc.value
     if swapped._grad_fn is not None:
         self._grad_fn, self._output_nr = swapped._grad_fn, 0
     if swapped._fw_grad is not None:  # forward-mode AD: the tangent is swapped with the values

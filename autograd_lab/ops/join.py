@@ -89,6 +89,11 @@ def repeat(input, *repeats):
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            f"tensor (repeat dims {list(repeats)}, tensor shape {list(input.shape)})")
+    if any(r < 0 for r in repeats):
+        lead = len(repeats) - input.ndim
+        sizes = [r * s for r, s in zip(repeats, (1,) * lead + tuple(input.shape))]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {sizes} [autograd_lab] "
+                           f"repeat counts must be >= 0, got {list(repeats)}")
     return RepeatBackward0.apply(input, repeats=repeats)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from .. import backend
 from . import formulas as F
 from ._lapack import cholesky_arrays, lu_factor_arrays, lu_solve_arrays
+from ._lapack import column_major as _column_major
 from ._op import Op
 
 
@@ -69,7 +70,7 @@ def _lu_det(xp, A):
     det(A)), so the LU and pivots kept are A^T's, and a column-major A (a transpose) is factored as it is."""
     LU, pivots, _ = lu_factor_arrays(xp, A.swapaxes(-2, -1) if A.flags.c_contiguous else A)
     swaps = (pivots != xp.arange(1, A.shape[-1] + 1, dtype=pivots.dtype)).sum(-1)
-    return LU, pivots, xp.diagonal(LU, 0, -2, -1), (1 - 2 * (swaps % 2)).astype(A.dtype)
+    return _column_major(LU), pivots, xp.diagonal(LU, 0, -2, -1), (1 - 2 * (swaps % 2)).astype(A.dtype)
 
 
 class LinalgDetBackward0(Op):
@@ -135,10 +136,11 @@ class LinalgInvExBackward0(Op):
 
     def forward(xp, A):
         try:
-            return xp.linalg.inv(A), xp.zeros(A.shape[:-2], dtype=xp.int32)
+            inverse, info = xp.linalg.inv(A), xp.zeros(A.shape[:-2], dtype=xp.int32)
         except xp.linalg.LinAlgError:  # singular: solve A X = I from the LU, as PyTorch does (inf where it divides by 0)
             LU, pivots, info = lu_factor_arrays(xp, A)
-            return lu_solve_arrays(xp, LU, pivots, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape)), info
+            inverse = lu_solve_arrays(xp, LU, pivots, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape))
+        return _column_major(inverse), info
 
     def d_A(grads, inverse):
         return -F.matmul(F.matmul(_mT(inverse), grads[0]), _mT(inverse))
@@ -161,7 +163,7 @@ class LinalgSolveExBackward0(Op):
         except xp.linalg.LinAlgError:  # singular: from the LU, as PyTorch (inf where it divides by 0)
             LU, pivots, info = lu_factor_arrays(xp, A)
             X = lu_solve_arrays(xp, LU, pivots, B)
-        return (X[..., 0] if vector else X), info
+        return (X[..., 0] if vector else _column_major(X)), info
 
     def backward(grads, A, result, vector, grad_input_mask):
         g = F.unsqueeze(grads[0], -1) if vector else grads[0]
@@ -193,7 +195,7 @@ class LinalgCholeskyExBackward0(Op):
             L, info = xp.linalg.cholesky(A), xp.zeros(A.shape[:-2], dtype=xp.int32)
         except xp.linalg.LinAlgError:
             L, info = cholesky_arrays(xp, A)
-        return (xp.ascontiguousarray(L.swapaxes(-2, -1)) if upper else L), info
+        return _column_major(L.swapaxes(-2, -1) if upper else L), info
 
     def d_A(grads, L, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized (L: the lower factor)
         L, gL = (_mT(L), _mT(grads[0])) if upper else (L, grads[0])
@@ -216,7 +218,7 @@ class LinalgQrBackward0(Op):
     saves = ("Q", "R", "mode")
 
     def forward(xp, A, *, mode="reduced"):
-        return tuple(xp.linalg.qr(A, mode=mode))
+        return tuple(_column_major(factor) for factor in xp.linalg.qr(A, mode=mode))
 
     def backward(grads, Q, R, mode):
         m, n = Q.shape[-2], R.shape[-1]
@@ -275,7 +277,7 @@ class LinalgEighBackward0(Op):
 
     def forward(xp, A, *, UPLO="L"):
         values, vectors = xp.linalg.eigh(A, UPLO=UPLO)
-        return values, vectors
+        return values, _column_major(vectors)
 
     def backward(grads, eigenvalues, eigenvectors):
         gL, gV = grads
@@ -309,7 +311,7 @@ class LinalgSvdBackward0(Op):
 
     def forward(xp, A, *, full_matrices=False):
         U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
-        return U, S, Vh
+        return _column_major(U), S, _column_major(Vh)
 
     def backward(grads, full_matrices, U, S, Vh):
         gU, gS, gVh = grads

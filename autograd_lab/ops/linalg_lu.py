@@ -18,7 +18,7 @@ integer ``pivots`` and ``info``, and ``lu``'s ``P``, have no gradient (``Op.non_
 from __future__ import annotations
 
 from . import formulas as F
-from ._lapack import lu_factor_arrays, lu_solve_arrays, substitute, unpack_arrays
+from ._lapack import column_major, lu_factor_arrays, lu_solve_arrays, substitute, unpack_arrays
 from ._op import Op
 
 
@@ -44,8 +44,9 @@ class LinalgSolveTriangularBackward0(Op):
 
     def forward(xp, self, B, *, upper, left=True, unitriangular=False):
         if left:
-            return substitute(xp, self, B, upper, unitriangular)
-        return substitute(xp, self.swapaxes(-2, -1), B.swapaxes(-2, -1), not upper, unitriangular).swapaxes(-2, -1)
+            return column_major(substitute(xp, self, B, upper, unitriangular))
+        return column_major(substitute(xp, self.swapaxes(-2, -1), B.swapaxes(-2, -1), not upper, unitriangular)
+                            .swapaxes(-2, -1))
 
     def backward(grad, left, result, self, unitriangular, upper, grad_input_mask):
         # gB = A^-T grad (left) or grad A^-T (right); gA = -gB X^T (left) or -X^T gB (right), on A's triangle
@@ -135,7 +136,8 @@ class LinalgLuFactorExBackward0(Op):
     saves = ("LU", "pivot", "pivots")
 
     def forward(xp, A, *, pivot=True):
-        return lu_factor_arrays(xp, A)
+        LU, pivots, info = lu_factor_arrays(xp, A)
+        return column_major(LU), pivots, info
 
     def d_A(grads, LU, pivots):
         gLU = grads[0]
@@ -204,7 +206,7 @@ class LinalgLuSolveBackward0(Op):
     saves = ("LU", "adjoint", "left", "pivots", "result")
 
     def forward(xp, LU, B, *, pivots, left=True, adjoint=False):
-        return lu_solve_arrays(xp, LU, pivots, B, left=left, adjoint=adjoint)
+        return column_major(lu_solve_arrays(xp, LU, pivots, B, left=left, adjoint=adjoint))
 
     def backward(grad, LU, adjoint, left, pivots, result, grad_input_mask):
         gB = F.call(LinalgLuSolveBackward0, LU, grad, pivots=pivots, left=left, adjoint=not adjoint)

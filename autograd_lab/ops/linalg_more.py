@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from . import formulas as F
-from ._lapack import substitute
+from ._lapack import column_major, substitute
 from ._op import Op
 
 
@@ -93,7 +93,7 @@ class CholeskySolveBackward0(Op):
     saves = ("input2", "result", "self", "upper")
 
     def forward(xp, self, input2, *, upper=False):
-        return _cholesky_solve(xp, self, input2, upper)
+        return column_major(_cholesky_solve(xp, self, input2, upper))
 
     def backward(grad, input2, result, self, upper, grad_input_mask):
         gB = F.call(CholeskySolveBackward0, grad, input2, upper=upper)  # A^-1 grad (A is symmetric)
@@ -112,7 +112,7 @@ class CholeskyInverseBackward0(Op):
 
     def forward(xp, self, *, upper=False):
         eye = xp.broadcast_to(xp.eye(self.shape[-1], dtype=self.dtype), self.shape)
-        return _cholesky_solve(xp, eye, self, upper)
+        return column_major(_cholesky_solve(xp, eye, self, upper))
 
     def d_self(grad, result, self, upper):  # gA = -A^-1 grad A^-1 (A^-1 symmetric)
         return _factor_gradient(-F.matmul(result, F.matmul(grad, result)), self, upper)

@@ -167,6 +167,8 @@ class AddmmBackward0(Op):
                 and self.shape == product.shape[2 - self.ndim:]):
             product += self  # a bias row (or a full matrix) of the product's dtype: added into the fresh product
             return product
+        if beta == 0:  # self's values are ignored (a NaN there stays out), as PyTorch documents
+            return product if alpha == 1 else alpha * product
         return (self if beta == 1 else beta * self) + (product if alpha == 1 else alpha * product)
 
     def d_self(grad, beta):
@@ -200,6 +202,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
         if t.dtype is not mat1.dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {mat1.dtype!r} != {t.dtype!r}. "
                                "[autograd_lab] linear/addmm: convert the input or the layer, e.g. model.double()")
+    if not mat1.dtype.is_floating_point:  # an integer product truncates beta and alpha, as PyTorch's kernel does
+        beta, alpha = int(beta), int(alpha)
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 

@@ -1,10 +1,11 @@
-"""Convolution over sequences (N, C, L) and images (N, C, H, W): ``conv1d``, ``conv2d`` (pooling, which reads
-windows the same way, is in :mod:`.nn_pool`).
+"""Convolution over sequences (N, C, L), images (N, C, H, W) and volumes (N, C, D, H, W): ``conv1d``, ``conv2d``,
+``conv3d``, and the one op that also records their transposes (:mod:`.nn_conv_transpose`). Pooling, which reads
+windows the same way, is in :mod:`.nn_pool`.
 
 The forward passes read every sliding window through one strided view of the (padded) input, without a
-Python loop over positions: ``as_strided`` gives an (N, C, kH, kW, oH, oW) view, reshaped into columns
-(im2col) so a convolution is one batched matrix product. Spreading gradients back over the windows
-(col2im) loops over the kH * kW kernel offsets only.
+Python loop over positions: ``as_strided`` gives an (N, C, kH, kW, oH, oW) view for an image, reshaped into
+columns (im2col) so a convolution is one batched matrix product. Spreading gradients back over the windows
+(col2im) loops over the kH * kW kernel offsets only. The same code serves any number of spatial dims.
 
 Each op's derivative is again an op of this file, in pairs named as in PyTorch: the gradient of a
 convolution is ``ConvolutionBackwardBackward0`` (a linear map of the output gradient), whose own
@@ -15,6 +16,9 @@ tangent); a convolution is bilinear, so its forward derivative is the product ru
 """
 
 from __future__ import annotations
+
+import itertools
+import math
 
 from .. import backend
 from ..tensor import Tensor
@@ -42,10 +46,12 @@ def _out_size(size: int, kernel: int, stride: int, pad_before: int, pad_after: i
 
 
 def _windows(xp, x, kernel, stride, dilation, out):
-    """Every sliding window of ``x`` (N, C, H, W) as a read-only view of shape (N, C, kH, kW, oH, oW)."""
+    """Every sliding window of ``x`` (N, C, *spatial) as a read-only view of shape (N, C, *kernel, *out): for an
+    image (N, C, H, W), (N, C, kH, kW, oH, oW)."""
     s = x.strides
+    spatial = range(len(kernel))
     shape = x.shape[:2] + tuple(kernel) + tuple(out)
-    strides = (s[0], s[1], s[2] * dilation[0], s[3] * dilation[1], s[2] * stride[0], s[3] * stride[1])
+    strides = s[:2] + tuple(s[2 + d] * dilation[d] for d in spatial) + tuple(s[2 + d] * stride[d] for d in spatial)
     view = xp.lib.stride_tricks.as_strided(x, shape, strides)  # (CuPy's takes no writeable=)
     if xp is backend.np:
         view.flags.writeable = False
@@ -53,132 +59,164 @@ def _windows(xp, x, kernel, stride, dilation, out):
 
 
 def _pad(xp, x, padding, value=0.0):
-    """Pad the last two dims by ``(top, bottom, left, right)``."""
-    top, bottom, left, right = padding
+    """Pad the spatial dims by ``padding``, (before, after) per dim: ``(top, bottom, left, right)`` for images."""
     if not any(padding):
         return x
-    return xp.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+    pairs = tuple((padding[2 * d], padding[2 * d + 1]) for d in range(x.ndim - 2))
+    return xp.pad(x, ((0, 0), (0, 0)) + pairs, constant_values=value)
 
 
 def _col2im(xp, cols, size, kernel, stride, dilation, padding):
-    """Sum windows (N, C, kH, kW, oH, oW) back into an image (N, C, H, W): the adjoint of ``_windows``."""
-    n, c, _, _, oh, ow = cols.shape
-    top, bottom, left, right = padding
-    image = xp.zeros((n, c, size[0] + top + bottom, size[1] + left + right), dtype=cols.dtype)
-    for i in range(kernel[0]):
-        rows = slice(i * dilation[0], i * dilation[0] + stride[0] * (oh - 1) + 1, stride[0])
-        for j in range(kernel[1]):
-            columns = slice(j * dilation[1], j * dilation[1] + stride[1] * (ow - 1) + 1, stride[1])
-            image[:, :, rows, columns] += cols[:, :, i, j]
-    return image[:, :, top:top + size[0], left:left + size[1]]
+    """Sum windows (N, C, *kernel, *out) back into an (N, C, *size) array: the adjoint of ``_windows``. It loops
+    over the kernel's offsets (kH * kW of them for an image), never over positions."""
+    d = len(kernel)
+    out = cols.shape[2 + d:]
+    padded = tuple(size[i] + padding[2 * i] + padding[2 * i + 1] for i in range(d))
+    image = xp.zeros(cols.shape[:2] + padded, dtype=cols.dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        where = tuple(slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (out[i] - 1) + 1, stride[i])
+                      for i in range(d))
+        image[(slice(None), slice(None)) + where] += cols[(slice(None), slice(None)) + offset]
+    return image[(slice(None), slice(None)) + tuple(slice(padding[2 * i], padding[2 * i] + size[i]) for i in range(d))]
 
 
 # -- convolution -------------------------------------------------------------------------------
 def _conv_columns(xp, x, kernel, stride, padding, dilation, groups):
-    """im2col: the windows of ``x`` as (N, groups, C/groups * kH * kW, oH * oW), and the output size."""
-    n, c, h, w = x.shape
-    out = (_out_size(h, kernel[0], stride[0], padding[0], padding[1], dilation[0]),
-           _out_size(w, kernel[1], stride[1], padding[2], padding[3], dilation[1]))
+    """im2col: the windows of ``x`` as (N, groups, C/groups * prod(kernel), prod(out)), and the output size."""
+    n, c = x.shape[:2]
+    out = tuple(_out_size(x.shape[2 + d], kernel[d], stride[d], padding[2 * d], padding[2 * d + 1], dilation[d])
+                for d in range(len(kernel)))
     win = _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out)
-    return win.reshape(n, groups, (c // groups) * kernel[0] * kernel[1], out[0] * out[1]), out
+    return win.reshape(n, groups, (c // groups) * math.prod(kernel), math.prod(out)), out
 
 
 def _conv(xp, x, weight, stride, padding, dilation, groups):
     """out[n, o] = sum over the window and the group's channels of x * weight (cross-correlation)."""
-    o, _, kh, kw = weight.shape
-    cols, out = _conv_columns(xp, x, (kh, kw), stride, padding, dilation, groups)
+    o = weight.shape[0]
+    cols, out = _conv_columns(xp, x, weight.shape[2:], stride, padding, dilation, groups)
     result = xp.matmul(weight.reshape(groups, o // groups, -1), cols)  # (N, groups, O/groups, L)
-    return result.reshape(x.shape[0], o, out[0], out[1])
+    return result.reshape((x.shape[0], o) + out)
 
 
 def _conv_input_grad(xp, grad, weight, input_size, stride, padding, dilation, groups):
     """The gradient of ``_conv`` with respect to its input (a transposed convolution)."""
-    n, o, oh, ow = grad.shape
-    _, cg, kh, kw = weight.shape
-    wmat = weight.reshape(groups, o // groups, cg * kh * kw)
-    cols = xp.matmul(wmat.transpose(0, 2, 1), grad.reshape(n, groups, o // groups, oh * ow))
-    cols = cols.reshape(n, groups * cg, kh, kw, oh, ow)
-    return _col2im(xp, cols, input_size[2:], (kh, kw), stride, dilation, padding)
+    (n, o), out = grad.shape[:2], grad.shape[2:]
+    cg, kernel = weight.shape[1], weight.shape[2:]
+    wmat = weight.reshape(groups, o // groups, cg * math.prod(kernel))
+    cols = xp.matmul(wmat.transpose(0, 2, 1), grad.reshape(n, groups, o // groups, math.prod(out)))
+    cols = cols.reshape((n, groups * cg) + kernel + out)
+    return _col2im(xp, cols, input_size[2:], kernel, stride, dilation, padding)
 
 
 def _conv_weight_grad(xp, x, grad, weight_size, stride, padding, dilation, groups):
     """The gradient of ``_conv`` with respect to its weight: input windows times output gradient, summed
     over the batch and the positions (one matrix product per group, columns laid out as (K, N * L))."""
-    o, cg, kh, kw = weight_size
-    n, oh, ow = grad.shape[0], grad.shape[2], grad.shape[3]
-    win = _windows(xp, _pad(xp, x, padding), (kh, kw), stride, dilation, (oh, ow))
-    cols = win.transpose(1, 2, 3, 0, 4, 5).reshape(groups, cg * kh * kw, n * oh * ow)
-    g = grad.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
+    (o, cg), kernel = weight_size[:2], tuple(weight_size[2:])
+    n, out, d = grad.shape[0], grad.shape[2:], len(kernel)
+    win = _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out)  # (N, C, *kernel, *out)
+    order = (1,) + tuple(range(2, 2 + d)) + (0,) + tuple(range(2 + d, 2 + 2 * d))  # (C, *kernel, N, *out)
+    cols = win.transpose(order).reshape(groups, cg * math.prod(kernel), n * math.prod(out))
+    g = grad.transpose((1, 0) + tuple(range(2, 2 + d))).reshape(groups, o // groups, n * math.prod(out))
     return xp.matmul(g, cols.transpose(0, 2, 1)).reshape(weight_size)
 
 
-def _as_2d(stride, padding, dilation) -> dict:
-    """A 1-D convolution's geometry as that of a 2-D one over a height of 1 (its arrays get a unit height)."""
-    return dict(stride=(1,) + tuple(stride), padding=(0, 0) + tuple(padding), dilation=(1,) + tuple(dilation))
+def _transposed_size(size, kernel, stride, padding, dilation, output_padding) -> tuple:
+    """The spatial size of a transposed convolution's output, per dim: (in - 1) * stride - the padding on both
+    sides + dilation * (kernel - 1) + output_padding + 1 (the input size of a convolution that maps it back)."""
+    return tuple((size[i] - 1) * stride[i] - padding[2 * i] - padding[2 * i + 1] + dilation[i] * (kernel[i] - 1)
+                 + output_padding[i] + 1 for i in range(len(kernel)))
+
+
+def _bilinear(xp, x, weight, transposed, stride, padding, dilation, output_padding, groups):
+    """The convolution ``ConvolutionBackward0`` records, without its bias: ``_conv``, or, ``transposed``, the
+    gradient of ``_conv`` with respect to its input taken as a map of its own (``x`` plays the output gradient;
+    ``weight`` is then (C_in, C_out/groups, kH, kW))."""
+    if not transposed:
+        return _conv(xp, x, weight, stride, padding, dilation, groups)
+    size = _transposed_size(x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding)
+    return _conv_input_grad(xp, x, weight, x.shape[:2] + size, stride, padding, dilation, groups)
+
+
+def _bilinear_input_grad(xp, grad, input, weight, transposed, stride, padding, dilation, groups):
+    """The gradient of ``_bilinear`` with respect to ``x`` (``input`` gives its shape): the other direction."""
+    if not transposed:
+        return _conv_input_grad(xp, grad, weight, input.shape, stride, padding, dilation, groups)
+    out = _conv(xp, grad, weight, stride, padding, dilation, groups)  # (more windows when output_padding >= stride)
+    return out[(slice(None), slice(None)) + tuple(slice(0, size) for size in input.shape[2:])]
+
+
+def _bilinear_weight_grad(xp, input, grad, weight, transposed, stride, padding, dilation, groups):
+    """The gradient of ``_bilinear`` with respect to ``weight``: windows of the convolution's input (``grad``
+    when transposed) times its output gradient (then ``input``)."""
+    if transposed:
+        input, grad = grad, input
+    return _conv_weight_grad(xp, input, grad, weight.shape, stride, padding, dilation, groups)
 
 
 class ConvolutionBackward0(Op):
-    """out = conv2d(input, weight) + bias (padding (top, bottom, left, right)), or conv1d (padding (left, right))"""
-    saves = ("input", "weight", "bias_sym_sizes_opt", "stride", "padding", "dilation", "groups")
+    """out = conv2d(input, weight) + bias, or conv_transpose2d (``transposed``); or their 1-D or 3-D forms.
+    ``padding`` is (before, after) per spatial dim: (top, bottom, left, right) for images."""
+    saves = ("input", "weight", "bias_sym_sizes_opt", "stride", "padding", "dilation", "transposed",
+             "output_padding", "groups")
 
-    def forward(xp, input, weight, bias, *, stride, padding, dilation, groups, bias_sym_sizes_opt):
-        if input.ndim == 3:  # conv1d: conv2d of a height of 1
-            return ConvolutionBackward0.forward(xp, input[:, :, None], weight[:, :, None], bias, groups=groups,
-                                                bias_sym_sizes_opt=bias_sym_sizes_opt,
-                                                **_as_2d(stride, padding, dilation))[:, :, 0]
-        out = _conv(xp, input, weight, stride, padding, dilation, groups)
-        return out if bias is None else out + bias.reshape(1, -1, 1, 1)
+    def forward(xp, input, weight, bias, *, stride, padding, dilation, transposed, output_padding, groups,
+                bias_sym_sizes_opt):
+        out = _bilinear(xp, input, weight, transposed, stride, padding, dilation, output_padding, groups)
+        return out if bias is None else out + bias.reshape((1, -1) + (1,) * (input.ndim - 2))
 
-    def backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, groups, grad_input_mask):
+    def backward(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed, output_padding,
+                 groups, grad_input_mask):
         need_input, need_weight, need_bias = grad_input_mask
-        grads = iter(_each(formulas.call(
-            ConvolutionBackwardBackward0, grad, input, weight, stride=stride, padding=padding, dilation=dilation,
-            groups=groups, output_mask=(need_input, need_weight))) if need_input or need_weight else ())
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                        output_padding=output_padding, groups=groups)
+        grads = iter(_each(formulas.call(ConvolutionBackwardBackward0, grad, input, weight,
+                                         output_mask=(need_input, need_weight), **geometry))
+                     if need_input or need_weight else ())
         grad_input = next(grads) if need_input else None
         grad_weight = next(grads) if need_weight else None
         summed = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
         grad_bias = formulas.sum(grad, summed) if need_bias and bias_sym_sizes_opt is not None else None
         return grad_input, grad_weight, grad_bias
 
-    def jvp(tangents, input, weight, bias, stride, padding, dilation, groups):  # bilinear: the product rule
-        input_t, weight_t, bias_t = tangents
-        geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, bias_sym_sizes_opt=None)
+    def jvp(tangents, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+        input_t, weight_t, bias_t = tangents  # bilinear: the product rule
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                        output_padding=output_padding, groups=groups, bias_sym_sizes_opt=None)
         out_t = formulas.call(ConvolutionBackward0, input_t, weight, None, **geometry) + \
             formulas.call(ConvolutionBackward0, input, weight_t, None, **geometry)
-        return out_t if bias is None else out_t + bias_t.reshape(1, -1, 1, 1)
+        return out_t if bias is None else out_t + bias_t.reshape((1, -1) + (1,) * (input.ndim - 2))
 
 
 class ConvolutionBackwardBackward0(Op):
-    """(grad_input, grad_weight) of a convolution, those named in ``output_mask``: linear in grad_output.
+    """(grad_input, grad_weight) of a convolution (or a transposed one), those named in ``output_mask``: linear
+    in grad_output.
 
     ``input`` is read only for its shape when only grad_input is asked for, ``weight`` likewise when
     only grad_weight is: that is how the double backward writes both transposed products with this op.
     """
-    saves = ("grad_output", "input", "weight", "stride", "padding", "dilation", "groups", "output_mask")
+    saves = ("grad_output", "input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
+             "groups", "output_mask")
 
-    def forward(xp, grad_output, input, weight, *, stride, padding, dilation, groups, output_mask):
-        if input.ndim == 3:  # conv1d's: conv2d's of a height of 1
-            outs = _each(ConvolutionBackwardBackward0.forward(
-                xp, grad_output[:, :, None], input[:, :, None], weight[:, :, None], groups=groups,
-                output_mask=output_mask, **_as_2d(stride, padding, dilation)))
-            outs = tuple(out[:, :, 0] for out in outs)
-            return outs if len(outs) > 1 else outs[0]
+    def forward(xp, grad_output, input, weight, *, stride, padding, dilation, transposed, output_padding, groups,
+                output_mask):
+        geometry = (transposed, stride, padding, dilation, groups)
         outs = []
         if output_mask[0]:
-            outs.append(_conv_input_grad(xp, grad_output, weight, input.shape, stride, padding, dilation, groups))
+            outs.append(_bilinear_input_grad(xp, grad_output, input, weight, *geometry))
         if output_mask[1]:
-            outs.append(_conv_weight_grad(xp, input, grad_output, weight.shape, stride, padding, dilation, groups))
+            outs.append(_bilinear_weight_grad(xp, input, grad_output, weight, *geometry))
         return tuple(outs) if len(outs) > 1 else outs[0]
 
-    def backward(grads, grad_output, input, weight, stride, padding, dilation, groups, output_mask,
-                 grad_input_mask):
+    def backward(grads, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+                 output_mask, grad_input_mask):
         grads = iter(_each(grads))
         gg_input = next(grads) if output_mask[0] else None
         gg_weight = next(grads) if output_mask[1] else None
-        geometry = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        geometry = dict(stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                        output_padding=output_padding, groups=groups)
         need_grad, need_input, need_weight = grad_input_mask
         d_grad = d_input = d_weight = None
-        if need_grad:
+        if need_grad:  # <grad_input, gg_input> + <grad_weight, gg_weight> is the forward map applied, read back
             if gg_input is not None:
                 d_grad = formulas.call(ConvolutionBackward0, gg_input, weight, None, bias_sym_sizes_opt=None, **geometry)
             if gg_weight is not None:
@@ -192,12 +230,14 @@ class ConvolutionBackwardBackward0(Op):
                                      output_mask=(False, True), **geometry)
         return d_grad, d_input, d_weight
 
-    def jvp(tangents, grad_output, input, weight, stride, padding, dilation, groups, output_mask):
+    def jvp(tangents, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+            output_mask):
         grad_output_t, input_t, weight_t = tangents  # each output is bilinear: the product rule
 
         def part(mask, grad_output, input, weight):
             return formulas.call(ConvolutionBackwardBackward0, grad_output, input, weight, output_mask=mask,
-                                 stride=stride, padding=padding, dilation=dilation, groups=groups)
+                                 stride=stride, padding=padding, dilation=dilation, transposed=transposed,
+                                 output_padding=output_padding, groups=groups)
         outs = []
         if output_mask[0]:  # grad_input, bilinear in (grad_output, weight)
             mask = (True, False)
@@ -224,7 +264,18 @@ def _batched(input: Tensor, op: str, spatial: int = 2) -> tuple[Tensor, bool]:
 
 def _tuple(value, n: int, name: str, op: str) -> tuple:
     """An int or ``n`` ints as a tuple of ``n`` ints."""
-    return _pair(value, name, op) if n == 2 else (_single(value, name, op),)
+    if n == 2:
+        return _pair(value, name, op)
+    if n == 1:
+        return (_single(value, name, op),)
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(value)
+    if len(value) == 1:
+        value = value * n
+    if len(value) != n or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"{op}: {name} must be an int or {n} ints, got {value!r}")
+    return value
 
 
 def _single(value, name: str, op: str) -> int:
@@ -252,6 +303,14 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     ``padding`` is an int, a pair, ``'valid'`` (none) or ``'same'`` (output as large as the input; stride 1).
     """
     return _convolution(input, weight, bias, stride, padding, dilation, groups, "conv2d", 2)
+
+
+@checked
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """3-D cross-correlation of (N, C, D, H, W) volumes (or one (C, D, H, W)) with (O, C/groups, kD, kH, kW) filters,
+    as ``F.conv3d``; ``padding`` as in :func:`conv2d`."""
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, "conv3d", 3)
 
 
 def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str, spatial: int) -> Tensor:
@@ -291,7 +350,8 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str
         if other is not None and other.dtype is not x.dtype:
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
                                f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
-    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups,
+    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, transposed=False,
+                                     output_padding=(0,) * spatial, groups=groups,
                                      bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
     return out.squeeze(0) if unbatched else out
 

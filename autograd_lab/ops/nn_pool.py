@@ -42,14 +42,18 @@ def _flat(array, n, c):
     return array.reshape(n, c, array.shape[-2] * array.shape[-1])
 
 
+def _planes(array):
+    """An (..., H, W) array as (..., H * W): a batch of images, or one (C, H, W) image."""
+    return array.reshape(array.shape[:-2] + (array.shape[-2] * array.shape[-1],))
+
+
 class MaxPool2DWithIndicesBackward0(Op):
     """out = the largest element of each window, read at ``indices`` (flat positions in H * W)"""
     saves = ("indices", "self")  # (as PyTorch: the input and the indices, both version-checked records)
     tensor_params = ("indices",)
 
-    def forward(xp, self, *, indices):
-        n, c = self.shape[:2]
-        return xp.take_along_axis(_flat(self, n, c), _flat(indices, n, c), axis=2).reshape(indices.shape)
+    def forward(xp, self, *, indices):  # (a batch of images, or one (C, H, W) image, recorded as it is)
+        return xp.take_along_axis(_planes(self), _planes(indices), axis=-1).reshape(indices.shape)
 
     def d_self(grad, indices, self):
         return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=indices, self_sym_sizes=self.shape)
@@ -59,6 +63,8 @@ class MaxPool2DWithIndicesBackward0(Op):
 
 def _max_pool_grad(xp, grad, indices, sizes):
     """Zeros shaped like the pooled input (``sizes``), with ``grad`` added at the maxima' ``indices``."""
+    if grad.ndim == 3:  # one (C, H, W) image: a batch of one
+        return _max_pool_grad(xp, grad[None], indices[None], (1,) + tuple(sizes))[0]
     n, c = sizes[:2]
     out = xp.zeros((n, c, sizes[2] * sizes[3]), dtype=grad.dtype)
     rows = xp.arange(n).reshape(n, 1, 1)
@@ -121,10 +127,9 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     padding, dilation = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
     _check_pool("max_pool2d", kernel, stride, padding, dilation)
     xp = backend.namespace_of(x._data)
-    indices = Tensor._make(_max_pool_indices(xp, x._data, kernel, stride, padding, dilation, ceil_mode))
-    out = MaxPool2DWithIndicesBackward0.apply(x, indices=indices)
-    if unbatched:  # (the indices returned share the saved ones' version: changing them in place is caught)
-        out, indices = out.squeeze(0), Tensor._make(indices._data[0], version_counter=indices._vc)
+    indices = _max_pool_indices(xp, x._data, kernel, stride, padding, dilation, ceil_mode)
+    indices = Tensor._make(indices[0] if unbatched else indices)
+    out = MaxPool2DWithIndicesBackward0.apply(input, indices=indices)  # (one (C, H, W) image as it is, as PyTorch)
     return (out, indices) if return_indices else out
 
 
@@ -148,6 +153,10 @@ class AvgPool2DBackward0(Op):
     saves = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self", "stride")
 
     def forward(xp, self, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        if self.ndim == 3:  # one (C, H, W) image: a batch of one
+            return AvgPool2DBackward0.forward(xp, self[None], kernel_size=kernel_size, stride=stride, padding=padding,
+                                              ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                                              divisor_override=divisor_override)[0]
         size = self.shape[2:]
         out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
         win = _windows(xp, _pad(xp, self, pads), kernel_size, stride, (1, 1), out)
@@ -166,6 +175,9 @@ class AvgPool2DBackward0(Op):
 
 def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, sizes):
     """Each window's gradient, divided by its divisor, spread evenly over the window (an input of ``sizes``)."""
+    if grad.ndim == 3:  # one (C, H, W) image: a batch of one
+        return _avg_pool_grad(xp, grad[None], kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override, (1,) + tuple(sizes))[0]
     size = sizes[2:]
     out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
     divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
@@ -196,17 +208,15 @@ class AvgPool2DBackwardBackward0(Op):
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window, as ``F.avg_pool2d``."""
-    x, unbatched = _batched(input, "avg_pool2d")
     kernel = _pair(kernel_size, "kernel_size", "avg_pool2d")
     stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")
     padding = _pair(padding, "padding", "avg_pool2d")
     _check_pool("avg_pool2d", kernel, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
-    out = AvgPool2DBackward0.apply(x, kernel_size=kernel, stride=stride, padding=padding,
-                                   ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-                                   divisor_override=divisor_override)
-    return out.squeeze(0) if unbatched else out
+    _batched(input, "avg_pool2d")  # (one (C, H, W) image is recorded as it is, as PyTorch)
+    return AvgPool2DBackward0.apply(input, kernel_size=kernel, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                                    count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
 def _adaptive_matrix(xp, size: int, out: int, dtype):
@@ -223,8 +233,8 @@ class AdaptiveAvgPool2DBackward0(Op):
     saves = ("self",)  # (as PyTorch: its formula reads the input's shape from the saved input)
 
     def forward(xp, self, *, output_size):
-        rows = _adaptive_matrix(xp, self.shape[2], output_size[0], self.dtype)
-        cols = _adaptive_matrix(xp, self.shape[3], output_size[1], self.dtype)
+        rows = _adaptive_matrix(xp, self.shape[-2], output_size[0], self.dtype)
+        cols = _adaptive_matrix(xp, self.shape[-1], output_size[1], self.dtype)
         return xp.matmul(xp.matmul(rows, self), cols.T)
 
     def d_self(grad, self):
@@ -235,8 +245,8 @@ class AdaptiveAvgPool2DBackward0(Op):
 
 def _adaptive_avg_grad(xp, grad, sizes):
     """Each output gradient spread evenly over its window of an input of ``sizes``."""
-    rows = _adaptive_matrix(xp, sizes[2], grad.shape[2], grad.dtype)
-    cols = _adaptive_matrix(xp, sizes[3], grad.shape[3], grad.dtype)
+    rows = _adaptive_matrix(xp, sizes[-2], grad.shape[-2], grad.dtype)
+    cols = _adaptive_matrix(xp, sizes[-1], grad.shape[-1], grad.dtype)
     return xp.matmul(xp.matmul(rows.T, grad), cols)
 
 
@@ -248,7 +258,7 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
         return _adaptive_avg_grad(xp, grad, self_sym_sizes)
 
     def d_grad(grad, grad_sym_sizes):
-        return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[2:]))
+        return formulas.call(AdaptiveAvgPool2DBackward0, grad, output_size=tuple(grad_sym_sizes[-2:]))
 
     jvp = LINEAR
 
@@ -256,14 +266,12 @@ class AdaptiveAvgPool2DBackwardBackward0(Op):
 @checked
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Average over an ``output_size`` grid of windows, whatever the input size (``None`` keeps a dim)."""
-    x, unbatched = _batched(input, "adaptive_avg_pool2d")
+    _batched(input, "adaptive_avg_pool2d")  # (one (C, H, W) image is recorded as it is, as PyTorch)
     if isinstance(output_size, int):
         output_size = (output_size, output_size)
-    size = tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(output_size))
+    size = tuple(input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(output_size))
     if len(size) != 2 or min(size) < 0:
         raise ValueError(f"adaptive_avg_pool2d: output_size must be an int or a pair, got {output_size!r}")
     if size == (1, 1):  # a global average: PyTorch records it as a mean
-        out = x.mean((-2, -1), keepdim=True)
-    else:
-        out = AdaptiveAvgPool2DBackward0.apply(x, output_size=size)
-    return out.squeeze(0) if unbatched else out
+        return input.mean((-2, -1), keepdim=True)
+    return AdaptiveAvgPool2DBackward0.apply(input, output_size=size)

@@ -16,7 +16,7 @@ from . import special
 from ._args import checked
 from ._errors import no_kernel
 from ._op import Op
-from .arithmetic import _operand
+from .arithmetic import _operand, plain_number
 from .arithmetic import pow as _pow
 from .inplace import _method
 
@@ -332,7 +332,7 @@ def lerp(input, end, weight):
 @checked
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2``, broadcasting."""
-    return AddcmulBackward0.apply(input, tensor1, tensor2, value=value)
+    return AddcmulBackward0.apply(input, tensor1, tensor2, value=plain_number(value))
 
 
 @checked
@@ -345,7 +345,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
                            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
                            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
                            "dtypes. [autograd_lab] convert tensor1 or tensor2 to floats first")
-    return AddcdivBackward0.apply(input, tensor1, tensor2, value=value)
+    return AddcdivBackward0.apply(input, tensor1, tensor2, value=plain_number(value))
 
 
 @checked

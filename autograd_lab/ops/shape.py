@@ -359,9 +359,20 @@ def permute(input, *dims):
 
 @checked(kinds={"source": "dims", "destination": "dims"})
 def movedim(input, source, destination):
-    order = [d for d in range(input.ndim) if d != _wrap_dim(source, input.ndim, "movedim")]
-    order.insert(_wrap_dim(destination, input.ndim, "movedim"), _wrap_dim(source, input.ndim, "movedim"))
-    return permute(input, order)
+    """Move the dims ``source`` (an int or a sequence) to the positions ``destination``; the others keep their order."""
+    one = isinstance(source, int) and isinstance(destination, int)
+    src, dst = ((source,), (destination,)) if one else (tuple(_sizes((source,))), tuple(_sizes((destination,))))
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the "
+                           f"same number of dims as destination ({list(dst)} dims)")
+    src = tuple(_wrap_dim(d, input.ndim, "movedim") for d in src)
+    dst = tuple(_wrap_dim(d, input.ndim, "movedim") for d in dst)
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    rest = iter(d for d in range(input.ndim) if d not in src)
+    placed = dict(zip(dst, src))
+    return permute(input, [placed[i] if i in placed else next(rest) for i in range(input.ndim)])
 
 
 @checked

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import backend
 from ..autograd.engine import _checked
-from ..autograd.graph import Node, gradient_edge, is_expanded
+from ..autograd.graph import Node, gradient_edge, overlaps_itself
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
 from ..tensor import Tensor
 
@@ -126,7 +126,7 @@ class CopySlices(Node):
         self.fn = fn
         self._view_chain = view._view_chain
         self._fn_output = output_nr
-        self._base_overlaps = is_expanded(base._data)  # (its elements share memory: backward refuses, as PyTorch's)
+        self._base_overlaps = overlaps_itself(base._data)  # (its elements share memory: backward refuses, as PyTorch's)
         self._saved = fn._saved  # what fn keeps is what this node keeps (and frees)
 
     def name(self) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
-from .optimizer import Optimizer, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["Adam", "AdamW"]
 
@@ -14,13 +14,14 @@ __all__ = ["Adam", "AdamW"]
 class Adam(Optimizer):
     """``m = b1*m + (1-b1)*g``, ``v = b2*v + (1-b2)*g^2``, ``p -= lr * m_hat / (sqrt(v_hat) + eps)``.
 
-    ``m_hat`` and ``v_hat`` are the bias-corrected averages; ``amsgrad`` uses the largest ``v`` seen so far.
+    ``m_hat`` and ``v_hat`` are the bias-corrected averages; ``amsgrad`` uses the largest ``v`` seen so far;
+    ``decoupled_weight_decay`` shrinks the weights directly (AdamW) instead of adding ``weight_decay * p`` to ``g``.
     """
 
-    _decoupled = False
-
     def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -31,8 +32,10 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        options = _implementation_options(foreach=foreach, maximize=maximize, capturable=capturable,
+                                          differentiable=differentiable, fused=fused)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      **options, decoupled_weight_decay=decoupled_weight_decay))
 
     def _update_group(self, group: dict) -> None:
         """The update on the raw arrays, in place, as PyTorch's single-tensor Adam computes it: ``exp_avg.lerp_``,
@@ -41,7 +44,7 @@ class Adam(Optimizer):
         one or two scratch arrays per parameter (each fresh large array costs its page faults)."""
         lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         amsgrad, maximize, states = group["amsgrad"], group["maximize"], self.state
-        decoupled = self._decoupled and decay != 0
+        decoupled = group["decoupled_weight_decay"] and decay != 0
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "mul_" if decoupled else "addcdiv_")
@@ -127,10 +130,19 @@ def _addcmul_into(xp, target, tensor, value: float, scratch) -> None:
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay: ``p *= 1 - lr * weight_decay`` before each Adam step."""
-
-    _decoupled = True
+    """Adam with decoupled weight decay: ``p *= 1 - lr * weight_decay`` before each Adam step (it is
+    ``Adam(..., decoupled_weight_decay=True)`` with a default decay of 0.01, as in PyTorch)."""
 
     def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """As Adam's; the decay stays decoupled even in param groups saved without the flag (as PyTorch)."""
+        super().load_state_dict(state_dict)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

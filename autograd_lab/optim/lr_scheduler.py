@@ -1,5 +1,7 @@
 """Learning-rate schedules: call ``scheduler.step()`` once per epoch, after ``optimizer.step()``
-(``OneCycleLR``: once per batch; ``ReduceLROnPlateau``: ``scheduler.step(validation_loss)``).
+(``OneCycleLR`` and ``CyclicLR``: once per batch; ``ReduceLROnPlateau``: ``scheduler.step(validation_loss)``;
+``CosineAnnealingWarmRestarts`` also takes a fractional epoch). ``SequentialLR`` and ``ChainedScheduler`` combine
+schedulers.
 
 Each scheduler rewrites ``group['lr']`` in its optimizer's param groups with PyTorch's (recursive)
 formulas, so a run reproduces PyTorch's learning rates step for step.
@@ -8,14 +10,17 @@ formulas, so a run reproduces PyTorch's learning rates step for step.
 from __future__ import annotations
 
 import math
+import types
 import warnings
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "ReduceLROnPlateau",
-           "OneCycleLR"]
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+           "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
+           "OneCycleLR", "ReduceLROnPlateau", "SequentialLR", "ChainedScheduler"]
 
 EPOCH_DEPRECATION_WARNING = ("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
                              "possible. Please use `scheduler.step()` to step the scheduler.")
@@ -39,9 +44,19 @@ class LRScheduler:
                 raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self._step_count = 0
         self._optimizer_steps_at_start = optimizer._step_count
-        self.step()
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The constructor's step, which sets the first rates (``SequentialLR`` repeats it when a scheduler's
+        turn comes). ``_is_initial`` tells ``get_lr`` that it is that step: a scheduler resumed with
+        ``last_epoch`` keeps the rates it finds then, as in PyTorch."""
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
         raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
@@ -54,13 +69,23 @@ class LRScheduler:
         """Advance one epoch (or jump to ``epoch``, deprecated in PyTorch) and set the new learning rates."""
         self._warn_if_before_the_optimizer()
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
+        if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-            self.last_epoch = epoch
-            values = self._closed_form() if hasattr(self, "_closed_form") else self.get_lr()
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Count the epoch (or jump to ``epoch``: then the closed form, where the scheduler has one) and write
+        the new rates into the param groups (``SequentialLR`` calls it with 0 at a milestone)."""
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._closed_form() if hasattr(self, "_closed_form") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -68,37 +93,80 @@ class LRScheduler:
     def _warn_if_before_the_optimizer(self) -> None:
         """PyTorch's warning when the first ``scheduler.step()`` of a training loop comes before any
         ``optimizer.step()`` (the schedule then skips its first value). An optimizer whose class overrides ``step``
-        is not counted, so it is not judged."""
+        is not judged, unless that class says its ``step`` counts (``_step_counted``, as LBFGS's does)."""
         optimizer = self.optimizer
-        if (self._step_count == 1 and type(optimizer).step is Optimizer.step
+        counted = type(optimizer).step is Optimizer.step or type(optimizer).__dict__.get("_step_counted", False)
+        if (self._step_count == 1 and counted
                 and optimizer._step_count == self._optimizer_steps_at_start):
             warnings.warn(STEP_ORDER_WARNING, UserWarning, stacklevel=3)
 
     def state_dict(self) -> dict:
-        """Everything but the optimizer (and functions, which cannot be saved as data)."""
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer" and not callable(v) and k != "lr_lambdas"}
+        """Everything but the optimizer, as PyTorch saves it. Functions cannot be saved as data: of
+        ``lr_lambdas`` only the attributes of callable objects are kept (``None`` for a plain function)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas") and not callable(v)}
+        if "lr_lambdas" in self.__dict__:
+            state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else dict(vars(fn))
+                                   for fn in self.lr_lambdas]
+        return state
 
     def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        saved_lambdas = state_dict.pop("lr_lambdas", None) or []
         self.__dict__.update(state_dict)
+        for fn, attributes in zip(getattr(self, "lr_lambdas", []), saved_lambdas):
+            if attributes is not None:
+                vars(fn).update(attributes)
 
     def _group_lrs(self) -> list[float]:
         return [group["lr"] for group in self.optimizer.param_groups]
+
+
+def _warn_if_outside_step(scheduler: LRScheduler) -> None:
+    """PyTorch's warning for ``scheduler.get_lr()`` called by hand: most schedules compute the next rates from
+    the current ones, so its values are not the rates in use (``get_last_lr()`` is)."""
+    if not getattr(scheduler, "_get_lr_called_within_step", False):
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=3)
 
 
 class LambdaLR(LRScheduler):
     """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per param group)."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list[Callable], last_epoch: int = -1) -> None:
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         return [base * fn(self.last_epoch) for base, fn in zip(self.base_lrs, self.lr_lambdas)]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply the learning rate by ``lr_lambda(epoch)`` every epoch (one function, or one per param group)."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list[Callable], last_epoch: int = -1) -> None:
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
+        if self._is_initial:
+            return self._group_lrs()
+        return [lr * fn(self.last_epoch) for lr, fn in zip(self._group_lrs(), self.lr_lambdas)]
+
+
+def _lambdas(optimizer: Optimizer, lr_lambda) -> list[Callable]:
+    """One function per param group: ``lr_lambda`` for all, or the list given."""
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != len(optimizer.param_groups):
+            raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+        functions = list(lr_lambda)
+    else:
+        functions = [lr_lambda] * len(optimizer.param_groups)
+    for fn in functions:
+        if not callable(fn):
+            raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+    return functions
 
 
 class StepLR(LRScheduler):
@@ -109,6 +177,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
@@ -125,9 +194,14 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         if self.last_epoch not in self.milestones:
             return self._group_lrs()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._group_lrs()]
+
+    def _closed_form(self) -> list[float]:
+        passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [base * self.gamma ** passed for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -138,7 +212,8 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch == 0:
+        _warn_if_outside_step(self)
+        if self._is_initial:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
 
@@ -157,8 +232,9 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         t, period, low = self.last_epoch, self.T_max, self.eta_min
-        if t == 0:
+        if self._is_initial:
             return self._group_lrs()
         if self._step_count == 1 and t > 0:
             return [low + (base - low) * (1 + math.cos(t * math.pi / period)) / 2 for base in self.base_lrs]
@@ -319,6 +395,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> list[float]:
+        _warn_if_outside_step(self)
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
@@ -373,3 +450,9 @@ def _per_group(name: str, optimizer: Optimizer, value) -> list:
                              f"values, param_groups has {groups}.")
         return list(value)
     return [value] * groups
+
+
+# (after LRScheduler and ReduceLROnPlateau, which they build on)
+from .lr_scheduler_chained import ChainedScheduler, SequentialLR  # noqa: E402
+from .lr_scheduler_cyclic import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402
+from .lr_scheduler_warmup import ConstantLR, LinearLR, PolynomialLR  # noqa: E402

@@ -139,9 +139,14 @@ class Optimizer:
 
 
 def _cast_like(value, param: Tensor, key: str):
-    """State tensors follow their parameter's dtype, except the step counter."""
+    """State tensors follow their parameter's dtype, except the step counter; inside lists and dicts too
+    (LBFGS keeps its history in lists), as PyTorch casts them."""
     if isinstance(value, Tensor) and key != "step" and value.is_floating_point():
         return value.to(param.dtype)
+    if isinstance(value, dict):
+        return {k: _cast_like(v, param, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_like(v, param, key) for v in value)
     return value
 
 
@@ -156,3 +161,22 @@ def _step_dtype():
     return default if default is backend.float64 else backend.float32
 
 
+
+
+def _implementation_options(**options) -> dict:
+    """PyTorch's implementation switches, checked and kept in the defaults (as PyTorch keeps them).
+
+    ``foreach`` and ``fused`` choose between PyTorch's kernels, which compute the same update: here one loop
+    over the raw arrays runs for every choice. ``differentiable`` (a graph through the update) and ``capturable``
+    (CUDA graphs) ask for what a step on raw arrays cannot give, so they are refused.
+    """
+    if options.get("fused") and options.get("foreach"):
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if options.get("differentiable"):
+        raise RuntimeError("differentiable=True is not supported: this optimizer updates the raw arrays in place "
+                           "under no_grad [autograd_lab] leave differentiable=False; to differentiate through an update, "
+                           "write it with tensor ops (e.g. w - lr * g) outside the optimizer")
+    if options.get("capturable"):
+        raise RuntimeError("capturable=True is not supported: it is for CUDA graph capture, which autograd_lab does "
+                           "not have [autograd_lab] leave capturable=False")
+    return options

@@ -6,7 +6,7 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _addcmul_into, _bump_step, _decayed_gradient, _lerp_into
-from .optimizer import Optimizer, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["RMSprop"]
 
@@ -19,13 +19,16 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0,
-                 momentum: float = 0, centered: bool = False, *, maximize: bool = False) -> None:
+                 momentum: float = 0, centered: bool = False, capturable: bool = False, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         for name, value in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
                             ("weight_decay value", weight_decay), ("alpha value", alpha)):
             if value < 0.0:
                 raise ValueError(f"Invalid {name}: {value}")
+        options = _implementation_options(capturable=capturable, foreach=foreach, maximize=maximize,
+                                          differentiable=differentiable)
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered, maximize=maximize))
+                                      centered=centered, **options))
 
     def _update_group(self, group: dict) -> None:
         """The update on the raw arrays, in place, as PyTorch's single-tensor RMSprop computes it:

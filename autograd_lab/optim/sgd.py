@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from ..tensor import Tensor
-from .optimizer import Optimizer, _params_with_grad
+from .optimizer import Optimizer, _implementation_options, _params_with_grad
 
 __all__ = ["SGD"]
 
@@ -18,7 +18,8 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
-                 nesterov: bool = False, *, maximize: bool = False) -> None:
+                 nesterov: bool = False, *, maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -27,8 +28,10 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        options = _implementation_options(maximize=maximize, foreach=foreach, differentiable=differentiable,
+                                          fused=fused)
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                                      nesterov=nesterov, maximize=maximize))
+                                      nesterov=nesterov, **options))
 
     def _update_group(self, group: dict) -> None:
         """The update on the raw arrays, in place (one temporary, ``lr * buf``, as hand-written NumPy has);

@@ -132,6 +132,22 @@ NN_CASES = {  # the nn functional ops, each a function of float64 leaves
     "bce_with_logits": (lambda m, x: F.binary_cross_entropy_with_logits(x, m.tensor([0.0, 1.0, 1.0], dtype=m.float64)),
                         r(3)),
     "relu": (lambda m, x: F.relu(x), np.array([-1.0, 0.5, 2.0])),
+    # more convolutions, pools and channel shuffles
+    "conv_transpose2d": (lambda m, x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+                         r(2, 4, 3, 3), r(4, 2, 3, 3), r(4)),
+    "conv3d": (lambda m, x, w: F.conv3d(x, w, stride=(1, 2, 1), padding=1), r(1, 2, 3, 4, 3), r(3, 2, 2, 2, 2)),
+    "conv1d": (lambda m, x, w: F.conv1d(x, w, padding=1, dilation=2), r(2, 3, 6), r(2, 3, 3)),
+    "unfold": (lambda m, x: F.unfold(x, (2, 3), padding=1, stride=2), r(2, 2, 5, 4)),
+    "fold": (lambda m, x: F.fold(x, (4, 5), 2), r(2, 8, 12)),
+    "max_pool1d": (lambda m, x: F.max_pool1d(x, 3, 2, 1), np.arange(2 * 3 * 7.0).reshape(2, 3, 7) * 0.1),
+    "adaptive_max_pool2d": (lambda m, x: F.adaptive_max_pool2d(x, (2, 3)),
+                            np.random.default_rng(4).permutation(40).reshape(1, 2, 5, 4) * 0.1),
+    "max_unpool2d": (lambda m, x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, output_size=(5, 4)),
+                     np.random.default_rng(5).permutation(40).reshape(1, 2, 5, 4) * 0.1),
+    "lp_pool2d": (lambda m, x: F.lp_pool2d(x, 2, 2), r(1, 2, 4, 4, low=0.1)),
+    "pixel_shuffle": (lambda m, x: F.pixel_unshuffle(F.pixel_shuffle(x, 2) * 2, 2), r(1, 8, 2, 3)),
+    "channel_shuffle": (lambda m, x: F.channel_shuffle(x, 2), r(2, 4, 3)),
+    "local_response_norm": (lambda m, x: F.local_response_norm(x, 3), r(2, 5, 3, 2)),
 }
 
 

@@ -124,6 +124,7 @@ def test_scheduler_state_dict_resumes():
     optimizer = al.optim.SGD([w], lr=1.0)
     sched = al.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
     for _ in range(3):
+        optimizer.step()  # (a step without gradients changes nothing; stepping it first is the documented order)
         sched.step()
     state = sched.state_dict()
     assert "optimizer" not in state and state["last_epoch"] == 3
@@ -215,7 +216,12 @@ def test_param_groups_and_add_param_group():
     assert optimizer.param_groups[1]["momentum"] == 0.9  # defaults fill what the group does not set
     with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
         optimizer.add_param_group({"params": [w]})
-    assert repr(optimizer).startswith("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n")
+    assert repr(optimizer).startswith("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n"
+                                      "    foreach: None\n    fused: None\n    lr: 0.1\n")
+    w2, b2 = torch.zeros(2, requires_grad=True), torch.zeros(1, requires_grad=True)
+    theirs = torch.optim.SGD([w2], lr=0.1, momentum=0.9)
+    theirs.add_param_group({"params": b2, "lr": 0.01})
+    assert repr(optimizer) == repr(theirs)  # the same hyperparameters, PyTorch's layout
 
 
 def test_optimizer_errors():

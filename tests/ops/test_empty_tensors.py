@@ -131,6 +131,12 @@ NN = [
     ([(0, 3)], "nn.Linear(3, 2).double()(x0)"), ([(0, 3)], "nn.BatchNorm1d(3).double()(x0)"),
     ([(0, 3)], "nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1)).double()(x0)"),
     ([(0, 1, 4, 4)], "nn.Conv2d(1, 2, 3).double()(x0)"),
+    ([(0, 2, 3, 3), (2, 3, 3, 3), (3,)], "F.conv_transpose2d(x0, x1, x2, stride=2)"),
+    ([(0, 2, 3, 3, 3), (1, 2, 2, 2, 2)], "F.conv3d(x0, x1)"), ([(0, 2, 4, 4)], "F.unfold(x0, 2)"),
+    ([(0, 8, 9)], "F.fold(x0, 4, 2)"), ([(0, 2, 6)], "F.max_pool1d(x0, 2)"), ([(0, 2, 6)], "F.avg_pool1d(x0, 2)"),
+    ([(0, 2, 4, 4)], "F.adaptive_max_pool2d(x0, 3)"), ([(0, 2, 4, 4)], "F.lp_pool2d(x0, 2, 2)"),
+    ([(0, 2, 4, 4)], "F.max_unpool2d(*F.max_pool2d(x0, 2, return_indices=True), 2)"),
+    ([(0, 4, 3)], "F.channel_shuffle(x0, 2)"),  # (pixel_shuffle: PyTorch 2.13 fails its own backward at batch 0)
 ]
 
 LOSSES = [([(0, 3), (0, 3)], f"F.{loss}(x0, x1, reduction='{reduction}')") for loss in ("mse_loss", "l1_loss")

@@ -14,6 +14,9 @@ from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import autograd_lab as al
 from autograd_lab.ops._op import Op
+from autograd_lab.ops.attention import MulBackward1, _safe_softmax
+from autograd_lab.ops.nn_norm_more import AddBackward1
+from autograd_lab.ops.pointwise_more import SpecialI1Backward0
 from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
 
 F = al.nn.functional
@@ -73,7 +76,27 @@ def _layer_norm(a):
     return F.layer_norm(x, x.shape[-1:], row.requires_grad_(), (row * 0.5).requires_grad_())
 
 
+def _masked_safe_softmax(a):
+    """``_safe_softmax`` over dim 0 of ``_doubled(a)`` whose first line along it is all -inf (a zero line)."""
+    x = _doubled(a)
+    lines = al.tensor(np.arange(x.shape[-1]) == 0).expand(x.shape)
+    return _safe_softmax(x.masked_fill(lines, float("-inf")), 0)
+
+
+def _group_norm(a):
+    """``group_norm`` of a (2, 3, 7, 6) image in 3 groups, with a weight and a bias that require grad."""
+    weight = al.tensor([0.5, -1.0, 2.0], dtype=a.dtype, requires_grad=True)
+    return F.group_norm(_leaf_picture(a), 3, weight, (weight * 0.3).detach().requires_grad_())
+
+
+def _prelu(a):
+    """``prelu`` with one slope per channel (dim 1; one slope for a 1-d input) that requires grad."""
+    count = a.shape[1] if a.ndim > 1 else 1
+    return F.prelu(a, al.tensor(np.linspace(-0.5, 0.5, count), dtype=a.dtype, requires_grad=True))
+
+
 _IDX = al.tensor([0, 0, 1])
+_COMPARISONS = (("Eq", "eq"), ("Ne", "ne"), ("Lt", "lt"), ("Le", "le"), ("Gt", "gt"), ("Ge", "ge"))
 
 # op class -> (kind, domain, builders). Domains: "pos" (0.5..2), "any" (-2..2, away from 0). FIXED builders
 # take (dtype) and make their own inputs.
@@ -82,6 +105,7 @@ CASES = {
     "AddBackward0": (BINARY, "any", [lambda a, b: a + b, lambda a, b: a.add(b, alpha=2.5)]),
     "SubBackward0": (BINARY, "any", [lambda a, b: a - b, lambda a, b: a.sub(b, alpha=0.5)]),
     "RsubBackward1": (UNARY, "any", [lambda a: 2.0 - a]),
+    "RsubBackward0": (BINARY, "any", [lambda a, b: al.rsub(a, b), lambda a, b: al.rsub(a, b, alpha=0.5)]),
     "MulBackward0": (BINARY, "any", [lambda a, b: a * b, lambda a, b: a * 0.9]),
     "DivBackward0": (BINARY, "any", [lambda a, b: a / b, lambda a, b: a / 4]),
     "DivBackward2": (BINARY, "any", [lambda a, b: a.div(b, rounding_mode="floor")]),
@@ -178,6 +202,13 @@ CASES = {
                                        lambda a, w: al.addmm(w[:, 0], a, w.t(), beta=0.5, alpha=2.0)]),
     "BmmBackward0": (MATRIX, "any", [lambda a, w: a.unsqueeze(0).bmm(w.t().unsqueeze(0))]),
     "MvBackward0": (MATRIX, "any", [lambda a, w: a.mv(w[0])]),
+    "AddmvBackward0": (MATRIX, "any", [lambda a, w: al.addmv(a[:, 0], a, w[0], beta=0.5, alpha=2.0)]),
+    "AddrBackward0": (MATRIX, "any", [lambda a, w: al.addr(a, a[:, 0], w[0], beta=0.5, alpha=2.0)]),
+    "BaddbmmBackward0": (MATRIX, "any", [lambda a, w: al.baddbmm(a[:, :1], a[None], w.t()[None], beta=0.5, alpha=2.0)]),
+    "AddbmmBackward0": (MATRIX, "any", [lambda a, w: al.addbmm(a[:, :1], al.stack([a, a * 2]), al.stack([w.t()] * 2))]),
+    "VdotBackward0": (MATRIX, "any", [lambda a, w: al.vdot(a[0], w[0])]),
+    "DistBackward0": (BINARY, "any", [lambda a, b: al.dist(a, b), lambda a, b: al.dist(a, b, 1),
+                                      lambda a, b: al.dist(a, b, 3), lambda a, b: al.dist(a, b, float("inf"))]),
     "DotBackward0": (MATRIX, "any", [lambda a, w: a[0].dot(w[0])]),
     "EinsumBackward0": (MATRIX, "any", [lambda a, w: al.einsum("ij,kj->ik", a, w), lambda a, w: al.einsum("ij->i", a),
                                         lambda a, w: al.einsum("ii", a[:2, :2]),
@@ -185,6 +216,11 @@ CASES = {
     # nn
     "SoftmaxBackward0": (SHAPED, "any", [lambda a: F.softmax(a, -1)]),
     "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, 0)]),
+    "SafeSoftmaxBackward0": (SHAPED, "any", [lambda a: _safe_softmax(a, -1), _masked_safe_softmax]),
+    "MulBackward1": (UNARY, "any", [lambda a: MulBackward1.apply(a, other=0.75)]),
+    "AddBackward1": (UNARY, "any", [lambda a: AddBackward1.apply(a, other=0.75)]),
+    "NativeGroupNormBackward0": (UNARY, "any", [_group_norm, lambda a: F.group_norm(_leaf_picture(a), 1)]),
+    "PreluKernelBackward0": (SHAPED, "any", [_prelu, lambda a: F.prelu(a, a.reshape(-1)[:1] * 0.5)]),
     "ErfBackward0": (UNARY, "any", [lambda a: a.erf()]),
     "GeluBackward0": (UNARY, "any", [lambda a: F.gelu(a), lambda a: F.gelu(a, approximate="tanh")]),
     "EmbeddingBackward0": (MATRIX, "any", [lambda a, w: F.embedding(_targets(w.t()), w),
@@ -208,9 +244,24 @@ CASES = {
         lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"), _leaf_picture(a))]),
     # convolution and pooling
     "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
-                                                                bias=a.sum().reshape(1).expand(2) * 1.0)]),
+                                                                bias=a.sum().reshape(1).expand(2) * 1.0),
+                                            lambda a: F.conv_transpose2d(
+                                                _picture(a), _picture(a)[0, :, :3, :2].reshape(3, 1, 3, 2) * 0.1,
+                                                a.sum().reshape(1).expand(3) * 1.0, stride=2, padding=1,
+                                                output_padding=1, groups=3),
+                                            lambda a: F.conv_transpose1d(_picture(a)[:, :, 0], _picture(a)[0, :, :2, :3],
+                                                                         dilation=2, output_padding=1),
+                                            lambda a: F.conv3d(_picture(a).reshape(2, 3, 7, 3, 2),
+                                                               _picture(a)[:, :, :2, :2].reshape(2, 3, 2, 2, 1) * 0.1,
+                                                               stride=(2, 1, 1), padding=(1, 0, 1), groups=1),
+                                            lambda a: F.conv_transpose3d(
+                                                _picture(a).reshape(2, 3, 7, 3, 2),
+                                                _picture(a)[0, :, :2, :4].reshape(3, 1, 2, 2, 2), stride=2,
+                                                output_padding=(1, 0, 1))]),
     "ConvolutionBackwardBackward0": (UNARY, "any", [lambda a: _second(
-        lambda x: F.conv2d(x, _picture(a)[:2, :, :3, :2] * 0.1, stride=2), _leaf_picture(a))]),
+        lambda x: F.conv2d(x, _picture(a)[:2, :, :3, :2] * 0.1, stride=2), _leaf_picture(a)), lambda a: _second(
+        lambda x: F.conv_transpose2d(x, _picture(a)[0, :, :2, :3].reshape(3, 1, 2, 3) * 0.1, stride=(2, 1),
+                                     dilation=(1, 2), output_padding=1), _leaf_picture(a))]),
     "MaxPool2DWithIndicesBackward0": (UNARY, "any", [lambda a: F.max_pool2d(_picture(a), 2),
                                                      lambda a: F.max_pool2d(_picture(a), 3, stride=2, padding=1)]),
     "MaxPool2DWithIndicesBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.max_pool2d(x, 2),
@@ -221,6 +272,22 @@ CASES = {
     "AdaptiveAvgPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_avg_pool2d(_picture(a), (3, 2))]),
     "AdaptiveAvgPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
         lambda x: F.adaptive_avg_pool2d(x, (3, 2)), _leaf_picture(a))]),
+    "Im2ColBackward0": (UNARY, "any", [lambda a: F.unfold(_picture(a), 2),
+                                       lambda a: F.unfold(_picture(a)[0], (3, 2), dilation=(1, 2), padding=1, stride=2)]),
+    "Col2ImBackward0": (UNARY, "any", [lambda a: F.fold(F.unfold(_picture(a), 2), (7, 6), 2),
+                                       lambda a: F.fold(_picture(a).reshape(6, 14, 3)[:, :12], (4, 6), (2, 3), stride=2,
+                                                        padding=(1, 0), dilation=(1, 2))]),
+    "AdaptiveMaxPool2DBackward0": (UNARY, "any", [lambda a: F.adaptive_max_pool2d(_picture(a), (3, 4)),
+                                                  lambda a: F.adaptive_max_pool2d(_picture(a)[0], (5, 2))]),
+    "AdaptiveMaxPool2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_max_pool2d(x, (3, 4)), _leaf_picture(a))]),
+    "MaxUnpool2DBackward0": (UNARY, "any", [lambda a: F.max_unpool2d(*F.max_pool2d(_picture(a), 2, return_indices=True),
+                                                                     2, output_size=(7, 6))]),
+    "PixelShuffleBackward0": (UNARY, "any", [lambda a: F.pixel_shuffle(_picture(a).reshape(3, 4, 7, 3), 2),
+                                             lambda a: F.pixel_shuffle(_picture(a).reshape(2, 9, 2, 7)[0], 3)]),
+    "PixelUnshuffleBackward0": (UNARY, "any", [lambda a: F.pixel_unshuffle(_picture(a)[:, :, :6], 3)]),
+    "ChannelShuffleBackward0": (UNARY, "any", [lambda a: F.channel_shuffle(_picture(a).reshape(1, 6, 7, 6), 3),
+                                               lambda a: F.channel_shuffle(_picture(a).reshape(2, 6, 21), 2)]),
     # losses
     "NllLossBackward0": (MATRIX, "any", [lambda a, w: F.nll_loss(a, _targets(a)),
                                          lambda a, w: F.nll_loss(a, _targets(a), reduction="none", ignore_index=1),
@@ -245,6 +312,21 @@ CASES = {
                                           lambda a: a.index_put((al.tensor([0]),), a[0] * 3, accumulate=True)]),
     "UniformBackward0": (UNARY, "any", [_written("uniform_")]),
     "NormalBackward0": (UNARY, "any", [_written("normal_")]),
+    "BernoulliBackward0": (UNARY, "any", [lambda a: al.bernoulli(a.sigmoid())]),
+    "BernoulliBackward1": (UNARY, "any", [lambda a: _written("bernoulli_")(a, a.sigmoid())]),
+    "BernoulliBackward2": (UNARY, "any", [_written("bernoulli_", 0.3)]),
+    "PoissonBackward0": (UNARY, "pos", [lambda a: al.poisson(a)]),
+    "RandomBackward0": (UNARY, "any", [_written("random_", -2, 5)]),
+    "RandomBackward1": (UNARY, "any", [_written("random_", 5)]),
+    "RandomBackward2": (UNARY, "any", [_written("random_")]),
+    "ExponentialBackward0": (UNARY, "any", [_written("exponential_")]),
+    "GeometricBackward0": (UNARY, "any", [_written("geometric_", 0.4)]),
+    "LogNormalBackward0": (UNARY, "any", [_written("log_normal_")]),
+    "CauchyBackward0": (UNARY, "any", [_written("cauchy_")]),
+    # comparisons written in place (zero gradients)
+    **{f"{node}Backward0": (UNARY, "any", [_written(f"{name}_", 0.5)]) for node, name in _COMPARISONS},
+    **{f"{node}Backward1": (UNARY, "any", [lambda a, name=name: _written(f"{name}_")(a, a.round())])
+       for node, name in _COMPARISONS},
     # norms and padding
     "LinalgVectorNormBackward0": (SHAPED, "any", [lambda a: a.norm(), lambda a: a.norm(1, 0), lambda a: a.norm(3),
                                                   lambda a: a.norm(float("inf"))]),
@@ -299,6 +381,12 @@ CASES = {
     "LerpBackward1": (BINARY, "any", [lambda a, b: al.lerp(a, b, b), lambda a, b: a.lerp(a * 2, b)]),
     "AddcmulBackward0": (BINARY, "any", [lambda a, b: al.addcmul(a, a, b, value=0.5)]),
     "AddcdivBackward0": (BINARY, "any", [lambda a, b: al.addcdiv(b, a, b, value=2)]),
+    "FmaxBackward0": (BINARY, "any", [lambda a, b: al.fmax(a, b), lambda a, b: al.fmax(a, a.round())]),
+    "FminBackward0": (BINARY, "any", [lambda a, b: al.fmin(a, b)]),
+    "LdexpBackward0": (BINARY, "any", [lambda a, b: al.ldexp(a, b)]),
+    "I0Backward0": (UNARY, "any", [lambda a: al.i0(a), lambda a: a.i0()]),
+    "SpecialI1Backward0": (UNARY, "any", [lambda a: SpecialI1Backward0.apply(a)]),  # (i0's derivative)
+    "NextafterBackward0": (BINARY, "any", [lambda a, b: al.nextafter(a, b), lambda a, b: al.nextafter(a, a.round())]),
     "NansumBackward0": (SHAPED, "any", [lambda a: a.nansum(), lambda a: al.nansum(a.log(), 0, keepdim=True)]),
     "AminmaxBackward0": (SHAPED, "any", [lambda a: al.aminmax(a), lambda a: a.aminmax(dim=0, keepdim=True),
                                          lambda a: al.aminmax(a.round(), dim=-1)]),
@@ -427,6 +515,32 @@ CASES.update({
     "LinalgLuSolveBackward0": (MATRIX, "any", [
         lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a),
         lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a.t(), left=False, adjoint=True)]),
+})
+
+CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_more.py, ops/scatter_more.py)
+    "BlockDiagBackward0": (MATRIX, "any", [lambda a, w: al.block_diag(a, w[0], w.sum()), lambda a, w: al.block_diag(a)]),
+    "UnfoldBackward0": (SHAPED, "any", [lambda a: a.unfold(0, 2, 1), lambda a: a.unfold(-1, 1, 2)]),
+    "UnfoldBackwardBackward0": (SHAPED, "any", [lambda a: _second(lambda t: t.unfold(0, 2, 1), a)]),
+    "NarrowCopyBackward0": (SHAPED, "any", [lambda a: a.narrow_copy(0, 1, 1), lambda a: a.narrow_copy(-1, 0, 2)]),
+    "DiagonalBackward0_copy": (MATRIX, "any", [lambda a, w: a.diag(), lambda a, w: a.diag(-1)]),
+    "UnsqueezeBackward1": (UNARY, "any", [_written("unsqueeze_", 0), _written("unsqueeze_", -1)]),
+    "SqueezeBackward3": (UNARY, "any", [lambda a: _written("squeeze_")(a.unsqueeze(0))]),
+    "SqueezeBackward5": (UNARY, "any", [lambda a: _written("squeeze_", (0, -1))(a.unsqueeze(0).unsqueeze(-1))]),
+    "MaskedSelectBackward0": (UNARY, "any", [lambda a: a.masked_select(a > 0),
+                                             lambda a: al.masked_select(a, a.reshape(-1)[:1] < 0)]),
+    "ScatterReduceBackward0": (SHAPED, "any", [
+        lambda a: a.scatter_reduce(0, _rows(a), a * 2, "prod"), lambda a: a.scatter_reduce(0, _rows(a), a.flip(0), "mean"),
+        lambda a: a.scatter_reduce(0, _rows(a)[:1], a[:1] * 0.5, "amax", include_self=False),
+        lambda a: a.scatter_reduce(0, _rows(a), a * 3, "amin"),
+        lambda a: a.scatter_reduce(0, _rows(a), a, "sum", include_self=False)]),
+    "IndexReduceBackward0": (SHAPED, "any", [
+        lambda a: a.index_reduce(0, al.tensor([1, 0] + [1] * (a.shape[0] - 2)), a * 2, "prod"),
+        lambda a: a.index_reduce(0, al.tensor([0] * a.shape[0]), a.flip(0), "mean", include_self=False),
+        lambda a: a.index_reduce(-1, al.tensor([0] * a.shape[-1]), a * 0.5, "amax"),
+        lambda a: a.index_reduce(0, al.tensor([1] * a.shape[0]), a * 3, "amin", include_self=False)]),
+    "SelectScatterBackward0": (SHAPED, "any", [lambda a: a.select_scatter(a[0] * 2, 0, -1)]),
+    "SliceScatterBackward0": (SHAPED, "any", [lambda a: a.slice_scatter(a[:1] * 2, 0, 1, 2), lambda a: a.slice_scatter(a * 3)]),
+    "DiagonalScatterBackward0": (MATRIX, "any", [lambda a, w: a.diagonal_scatter(a.diagonal(1) * 2, 1)]),
 })
 
 

@@ -28,9 +28,13 @@ _RANDOM = "a random fill: each call draws new values, so finite differences are 
 SKIPPED = {  # (op, builder index in CASES): why finite differences cannot check that builder
     ("PowBackward2", 1): "0 ** x is infinite for x < 0, where finite differences give nan",
     ("AddmmBackward0", 0): _DETACHED, ("MseLossBackward0", 1): _DETACHED, ("NllLossBackward0", 2): _DETACHED,
-    ("NativeLayerNormBackward0", 0): _DETACHED,
+    ("NativeLayerNormBackward0", 0): _DETACHED, ("NativeGroupNormBackward0", 0): _DETACHED,
+    ("NativeGroupNormBackward0", 1): _DETACHED,
     ("ToCopyBackward0", 0): "a float64 input is converted to float32, too coarse for finite differences",
     ("UniformBackward0", 0): _RANDOM, ("NormalBackward0", 0): _RANDOM,
+    **{(name, 0): _RANDOM for name in ("BernoulliBackward0", "BernoulliBackward1", "BernoulliBackward2", "PoissonBackward0",
+                                       "RandomBackward0", "RandomBackward1", "RandomBackward2", "ExponentialBackward0",
+                                       "GeometricBackward0", "LogNormalBackward0", "CauchyBackward0")},
 }
 
 
@@ -68,8 +72,11 @@ SECOND_ORDER = {
                                    lambda rng: [_leaf(rng, (1, 2, 5, 4))]),
     "AdaptiveAvgPool2DBackwardBackward0": (lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
                                            lambda rng: [_leaf(rng, (1, 2, 5, 4))]),
+    "AdaptiveMaxPool2DBackwardBackward0": (lambda x: F.adaptive_max_pool2d(x, (2, 3)),
+                                           lambda rng: [_distinct(rng, (1, 2, 5, 4))]),
     "UpsampleBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
                                   lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
+    "UnfoldBackwardBackward0": (lambda a: a.unfold(1, 3, 2), lambda rng: [_leaf(rng, (2, 7))]),
 }
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
@@ -86,11 +93,26 @@ OWN_INPUTS = {
             x, al.tensor([0.1, -0.2, 0.3], dtype=al.float64), al.tensor([1.5, 0.5, 2.0], dtype=al.float64), w, b),
         lambda rng: [_leaf(rng, (4, 3, 2)), _leaf(rng, (3,)), _leaf(rng, (3,))]),
     # (and those whose builders finite differences cannot check, see SKIPPED)
+    "NativeGroupNormBackward0": (lambda x, w, b: F.group_norm(x, 2, w, b),
+                                 lambda rng: [_leaf(rng, (2, 4, 3)), _leaf(rng, (4,)), _leaf(rng, (4,))]),
     "ToCopyBackward0": (lambda a: ToCopyBackward0.apply(a, dtype=np.dtype("float64")), lambda rng: [_leaf(rng, (2, 3))]),
     "UniformBackward0": (lambda a: (a * 1).uniform_(generator=al.Generator().manual_seed(0)) + a,
                          lambda rng: [_leaf(rng, (3,))]),
     "NormalBackward0": (lambda a: (a * 1).normal_(generator=al.Generator().manual_seed(0)) * a,
                         lambda rng: [_leaf(rng, (3,))]),
+    **{name: (lambda a, fill=fill: fill(a * 1, al.Generator().manual_seed(0)) * a, lambda rng: [_leaf(rng, (3,))])
+       for name, fill in {
+           "BernoulliBackward0": lambda a, g: al.bernoulli(a.sigmoid(), generator=g),
+           "BernoulliBackward1": lambda a, g: a.bernoulli_(a.sigmoid().detach(), generator=g),
+           "BernoulliBackward2": lambda a, g: a.bernoulli_(0.3, generator=g),
+           "PoissonBackward0": lambda a, g: al.poisson(a.abs() + 1, generator=g),
+           "RandomBackward0": lambda a, g: a.random_(-2, 5, generator=g),
+           "RandomBackward1": lambda a, g: a.random_(5, generator=g),
+           "RandomBackward2": lambda a, g: a.random_(generator=g),
+           "ExponentialBackward0": lambda a, g: a.exponential_(generator=g),
+           "GeometricBackward0": lambda a, g: a.geometric_(0.4, generator=g),
+           "LogNormalBackward0": lambda a, g: a.log_normal_(generator=g),
+           "CauchyBackward0": lambda a, g: a.cauchy_(generator=g)}.items()},
 }
 
 

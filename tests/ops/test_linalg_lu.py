@@ -203,3 +203,28 @@ def test_det_and_slogdet_keep_the_lu_factors_pytorch_keeps(fn, layout):
     np.testing.assert_array_equal(ours._saved_pivots.numpy(), theirs._saved_pivots.numpy())
     assert ours._saved_pivots.dtype is al.int32 and ours._saved_LU.grad_fn is None
     np.testing.assert_allclose(ours._saved_LU.numpy(), theirs._saved_LU.numpy(), rtol=1e-12, atol=1e-12)
+
+
+_LAYOUTS = {  # results laid out as LAPACK writes them and PyTorch returns them (by columns), or not (lu's P, L, U)
+    "solve_triangular": lambda m, A, B: m.linalg.solve_triangular(A, B, upper=True),
+    "solve_triangular_right": lambda m, A, B: m.linalg.solve_triangular(A, B.mT, upper=False, left=False),
+    "lu_factor": lambda m, A, B: m.linalg.lu_factor(A).LU,
+    "lu": lambda m, A, B: m.linalg.lu(A).L,
+    "lu_solve": lambda m, A, B: m.linalg.lu_solve(*m.linalg.lu_factor(A), B),
+    "lu_unpack": lambda m, A, B: m.lu_unpack(*m.linalg.lu_factor(A)).U,
+    "det_LU": lambda m, A, B: m.linalg.det(A.requires_grad_()).grad_fn._saved_LU,
+    "inv_ex": lambda m, A, B: m.linalg.inv_ex(A).inverse,
+    "cholesky_ex": lambda m, A, B: m.linalg.cholesky_ex(A @ A.mT).L,
+    "matrix_exp": lambda m, A, B: m.linalg.matrix_exp(A),
+    "cholesky_solve": lambda m, A, B: m.cholesky_solve(B, m.linalg.cholesky(A @ A.mT)),
+    "cholesky_inverse": lambda m, A, B: m.cholesky_inverse(m.linalg.cholesky(A @ A.mT)),
+    "geqrf": lambda m, A, B: m.geqrf(A).a,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LAYOUTS))
+def test_results_are_laid_out_as_torch_lays_them_out(name):
+    rng = np.random.default_rng(8)
+    A, B = _matrices(rng, (2, 3, 3)), rng.standard_normal((2, 3, 2))
+    ours, theirs = (_LAYOUTS[name](m, m.tensor(A), m.tensor(B)) for m in (al, torch))
+    assert tuple(ours.stride()) == tuple(theirs.stride())

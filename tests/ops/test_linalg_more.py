@@ -59,7 +59,6 @@ CASES = {
     "ormqr": ([TALL, TAU, RHS_TALL], lambda lib, A, tau, C: lib.ormqr(A, tau, C), ""),
     "ormqr_right_transpose": ([TALL[0], TAU[0], RHS_TALL[0].T.copy()],
                               lambda lib, A, tau, C: A.ormqr(tau, C, left=False, transpose=True), ""),
-    "ger": ([TAU[0], TAU[1]], lambda lib, x, y: lib.ger(x, y), None),
 }
 for _driver in (None, "gels", "gelsy", "gelsd", "gelss"):
     CASES[f"lstsq_{_driver}"] = ([TALL, RHS_TALL], lambda lib, A, B, d=_driver: lib.linalg.lstsq(A, B, driver=d), "")
@@ -77,7 +76,6 @@ _DEPRECATED = {  # (warned by PyTorch once per process: the messages are compare
     "triangular_solve": ([RHS, SQUARE], lambda lib, B, A: lib.triangular_solve(B, A)),
     "triangular_solve_lower_transposed": ([RHS, SQUARE[0]], lambda lib, B, A: B.triangular_solve(A, upper=False,
                                                                                                transpose=True)),
-    "chain_matmul": ([SQUARE[0], SQUARE[1], RHS[0]], lambda lib, *ms: lib.chain_matmul(*ms)),
 }
 
 

@@ -139,3 +139,17 @@ def test_cumprod_gradient_before_a_zero_ignores_the_products_past_it():
         m.log10(x.cumprod(0)).sum().backward()
         grads.append(x.grad.tolist())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)  # (inf and 0 where torch has them, no NaN)
+
+
+@pytest.mark.parametrize("row", [[float("inf"), 0.0, 0.33], [2.0, float("-inf"), 0.0, 3.0, 0.5], [0.0, 2.0, -1.5]])
+def test_cumprod_gradient_at_the_first_zero_multiplies_the_product_before_it_last(row):
+    """At the first zero, PyTorch multiplies the product before it by the sum of the later gradients, once: an
+    infinite product before the zero gives -inf there, where summing the infinite terms gives inf - inf = NaN
+    (fuzzer seeds 5356 and 24018842)."""
+    grads = []
+    for m in (al, torch):
+        x = m.tensor([row], dtype=m.float64, requires_grad=True)
+        weights = m.tensor([[-0.42, 0.25, 0.7, -1.1, 0.3][:len(row)]], dtype=m.float64)
+        (x.cumprod(1) * weights).sum().backward()
+        grads.append(x.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)
