@@ -21,27 +21,26 @@ from .tensor import Tensor
 
 matmul = _matmul  # (as torch.linalg.matmul)
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve", "cholesky", "qr",
-           "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "cross", "vecdot", "multi_dot"]
+           "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power", "cross", "vecdot", "multi_dot",
+           "solve_triangular", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "inv_ex", "solve_ex", "cholesky_ex",
+           "matrix_exp", "matrix_rank", "cond", "diagonal", "vander", "tensorinv", "tensorsolve", "lstsq",
+           "householder_product"]
 
 LinAlgError = _decomp.LinAlgError
 SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 QRResult = namedtuple("linalg_qr", ["Q", "R"])
 EighResult = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
 SVDResult = namedtuple("linalg_svd", ["U", "S", "Vh"])
+InvExResult = namedtuple("linalg_inv_ex", ["inverse", "info"])
+SolveExResult = namedtuple("linalg_solve_ex", ["result", "info"])
+CholeskyExResult = namedtuple("linalg_cholesky_ex", ["L", "info"])
 _SVDLegacy = namedtuple("svd", ["U", "S", "V"])
 _INF = float("inf")
 
 
 def _check(name: str, A, *, square: bool = True, arg: str = "A") -> None:
     """PyTorch's errors for a tensor that is not a (batch of) floating-point (square) matrices."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not {backend.type_name(A)}")
-    if A.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions. [autograd_lab] got shape "
-                           f"{list(A.shape)}: a matrix is 2-D, a batch of matrices (..., n, n); unsqueeze a vector")
-    if square and A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are {A.shape[-2]} by "
-                           f"{A.shape[-1]} matrices [autograd_lab] shape {list(A.shape)}: this needs n x n matrices")
+    _check_matrix(name, A, square=square, arg=arg)
     if A.dtype.is_floating_point and A.dtype.itemsize < 4:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
                            f"{A.dtype._legacy_name.replace('Tensor', '')} [autograd_lab] convert it first, e.g. "
@@ -52,18 +51,30 @@ def _check(name: str, A, *, square: bool = True, arg: str = "A") -> None:
                            f"{arg}.double()")
 
 
+def _check_matrix(name: str, A, *, square: bool = True, arg: str = "A") -> None:
+    """PyTorch's errors for a tensor that is not a (batch of) (square) matrices."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not {backend.type_name(A)}")
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions. [autograd_lab] got shape "
+                           f"{list(A.shape)}: a matrix is 2-D, a batch of matrices (..., n, n); unsqueeze a vector")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices [autograd_lab] shape {list(A.shape)}: this needs n x n matrices")
+
+
 @checked(name="linalg.det")
 def det(A):
     """The determinant of each square matrix (``LinalgDetBackward0``)."""
     _check("linalg.det", A)
-    return _decomp.LinalgDetBackward0.apply(A)
+    return _decomp.LinalgDetBackward0.apply(A)[0]
 
 
 @checked(name="linalg.slogdet")
 def slogdet(A):
     """``(sign, logabsdet)`` of each square matrix's determinant: ``det = sign * exp(logabsdet)``."""
     _check("linalg.slogdet", A)
-    return SlogdetResult(*_decomp.LinalgSlogdetBackward0.apply(A))
+    return SlogdetResult(*_decomp.LinalgSlogdetBackward0.apply(A)[:2])
 
 
 @checked(name="logdet")
@@ -82,17 +93,45 @@ def _where(condition, x, y):
 @checked(name="linalg.inv")
 def inv(A):
     """The inverse of each square matrix; a singular one raises :class:`LinAlgError` (``LinalgInvExBackward0``)."""
-    _check("linalg.inv", A)
-    return _decomp.LinalgInvExBackward0.apply(A)
+    return _inv_ex("linalg.inv", A, True).inverse
+
+
+@checked(name="linalg.inv_ex")
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: the inverse of each square matrix, and ``info`` (int32, per matrix) 0, or where a
+    singular matrix's LU met a zero on U's diagonal (1-based; its inverse then holds inf or nan, unless
+    ``check_errors=True``, which raises :class:`LinAlgError`)."""
+    return _inv_ex("linalg.inv_ex", A, check_errors)
+
+
+def _inv_ex(name: str, A, check_errors: bool):
+    _check(name, A)
+    inverse, info = _decomp.LinalgInvExBackward0.apply(A)
+    if check_errors and bool(info._data.any()):
+        raise _decomp.singular_error(name, info._data, tuple(A.shape))
+    return InvExResult(inverse, info)
 
 
 @checked(name="linalg.solve")
 def solve(A, B, *, left=True):
     """X with ``A X = B`` for each square matrix A; B a batch of matrices, or of vectors (shape ``A.shape[:-1]``,
-    or 1-D), batch dims broadcast (``LinalgSolveExBackward0``)."""
+    or 1-D), batch dims broadcast (``LinalgSolveExBackward0``). ``left=False``: X with ``X A = B``. A singular A
+    raises :class:`LinAlgError`."""
+    return _solve_ex("torch.linalg.solve", A, B, left, True).result
+
+
+@checked(name="linalg.solve_ex")
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``(result, info)``: :func:`solve`, and ``info`` as :func:`inv_ex` gives it (for a singular A the result
+    holds inf or nan, unless ``check_errors=True``, which raises :class:`LinAlgError`)."""
+    return _solve_ex("torch.linalg.solve_ex", A, B, left, check_errors)
+
+
+def _solve_ex(name: str, A, B, left: bool, check_errors: bool):
     _check("linalg.solve", A)
     if not left:
-        return solve(A.mT, B.mT).mT
+        result, info = _solve_ex(name, A.mT, B.mT, True, check_errors)
+        return SolveExResult(result.mT, info)
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     if B.dtype != A.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -104,7 +143,10 @@ def solve(A, B, *, left=True):
                            f"({A.shape[-2]}x{A.shape[-1]} and {'x'.join(map(str, B.shape[-2:]))}) [autograd_lab] "
                            f"A {list(A.shape)}, B {list(B.shape)}: B needs {A.shape[-1]} rows")
     _check_batches("linalg.solve", tuple(B.shape[:-1] if vector else B.shape[:-2]), tuple(A.shape[:-2]))
-    return _decomp.LinalgSolveExBackward0.apply(A, B, vector=vector)
+    result, info = _decomp.LinalgSolveExBackward0.apply(A, B, vector=vector)
+    if check_errors and bool(info._data.any()):
+        raise _decomp.singular_error(name, info._data, tuple(A.shape), solver=True)
+    return SolveExResult(result, info)
 
 
 def _check_batches(name: str, *batches) -> None:
@@ -119,8 +161,23 @@ def _check_batches(name: str, *batches) -> None:
 def cholesky(A, *, upper=False):
     """L, lower triangular, with ``L @ L.mT == A`` for each symmetric positive-definite matrix (``upper``: ``L.mT``).
     Only the lower triangle of A is read; a matrix that is not positive-definite raises :class:`LinAlgError`."""
-    _check("linalg.cholesky", A)
-    return _decomp.LinalgCholeskyExBackward0.apply(A, upper=upper)
+    return _cholesky_ex("linalg.cholesky", A, upper, True).L
+
+
+@checked(name="linalg.cholesky_ex")
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: :func:`cholesky`, and ``info`` (int32, per matrix) 0, or the order of the first leading minor
+    that is not positive-definite (L is then only partly computed, unless ``check_errors=True``, which raises
+    :class:`LinAlgError`)."""
+    return _cholesky_ex("linalg.cholesky_ex", A, upper, check_errors)
+
+
+def _cholesky_ex(name: str, A, upper: bool, check_errors: bool):
+    _check(name, A)
+    L, info = _decomp.LinalgCholeskyExBackward0.apply(A, upper=upper)
+    if check_errors and bool(info._data.any()):
+        raise _decomp.not_positive_definite_error(name, info._data, tuple(A.shape))
+    return CholeskyExResult(L, info)
 
 
 @checked(name="linalg.qr")
@@ -329,3 +386,15 @@ def _svd_legacy(A, some=True):
 
 
 _bind()
+from .linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve, solve_triangular  # noqa: E402,F401  (they use _check)
+from .linalg_more import (  # noqa: E402,F401
+    cond,
+    diagonal,
+    householder_product,
+    lstsq,
+    matrix_exp,
+    matrix_rank,
+    tensorinv,
+    tensorsolve,
+    vander,
+)

@@ -92,8 +92,8 @@ class SavedTensor:
         self._version_counter = counter
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
-        # (a node's own output requires grad: it is saved before its grad_fn is set)
-        self._requires_grad = requires_grad = is_output or tensor._grad_fn is not None or tensor._requires_grad
+        # (a node's own output has the node as grad_fn when it is saved, unless the op does not differentiate it)
+        self._requires_grad = requires_grad = tensor._grad_fn is not None or tensor._requires_grad
         self._released = False
         self._view_history = None  # (an output written into a view by an in-place op: ``rebind``)
         self._unpack_hook = None  # (``_packed``, ``_edge`` and ``_shape`` are set only with hooks, and read only then)
@@ -147,7 +147,7 @@ class SavedTensor:
         if current != self.saved_version:
             raise RuntimeError(self._version_error(node, current))
         if self.is_output:
-            output = _Tensor._make(self._data, grad_fn=self._output_history(node),
+            output = _Tensor._make(self._data, grad_fn=self._output_history(node) if self._requires_grad else None,
                                    output_nr=self.output_nr, version_counter=self._version_counter)
             if _dual.level is not None:  # forward-mode AD through a backward (create_graph): the output's tangent too
                 forward_ad.restore_output_tangent(output, node, self.output_nr)

@@ -21,6 +21,8 @@ from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     join_more,
     linalg,
     linalg_decomp,
+    linalg_lu,
+    linalg_more,
     nan_reductions,
     norm,
     pointwise,

@@ -27,13 +27,16 @@ each gradient down to its input's shape, in one place.
 *Saved values* (``saves``) are input names (kept as version-checked ``SavedTensor`` records), output names
 (kept without a reference cycle: ``result`` for an op's one output, or the names in ``outputs``, PyTorch's, for
 an op that returns several, as ``outputs = ("Q", "R")``), ``<input>_sym_sizes`` / ``_sym_strides`` / ``_sym_numel``
-(an input's shape, strides in elements, element count), or keyword parameters of ``forward``. An input
+(an input's shape, strides in elements, element count), ``<input>_sym_argsize_minus_<k>`` (its size ``k``-th from
+the end), or keyword parameters of ``forward``. An input
 is saved only if a derivative that reads it will run: ``a * 3`` with ``a`` requiring grad does not keep
 ``a``, as in PyTorch. Keyword
 parameters named in ``tensor_params`` (a loss's ``target``, an ``index``, a ``mask``: tensors no
 gradient flows to) are given as tensors: ``forward`` gets their arrays, and a saved one is a
 version-checked record like an input (changing a target in place before ``backward()`` is an error, not
 a silently different gradient); like an input, it is kept only if a derivative that will run reads it.
+Outputs named in ``non_differentiable`` (integer pivots, an error code, a permutation matrix) get no ``grad_fn``,
+as in PyTorch, and no gradient arrives for them (a formula reads ``None`` there).
 
 *Forward derivatives* (forward-mode AD) sit beside the backward ones: ``f_<input>(tangent, <names>)`` per
 input (``f_self = d_self`` for an element-wise op), one ``jvp``, or ``jvp = LINEAR``; see
@@ -78,6 +81,7 @@ class Op(Node):
     promotes = False  # inputs are promoted to a common dtype first (PyTorch's rules); "float": and to floating
     tensor_params: tuple = ()  # keyword parameters given as tensors that get no gradient (module docstring)
     outputs: tuple = ("result",)  # forward's outputs, by the names ``saves`` and the formulas use for them
+    non_differentiable: tuple = ()  # outputs no gradient flows through (LU's integer pivots, lu's P): no grad_fn
     # Read from the definition when the class is created (``_read_definition``):
     _inputs: tuple = ()  # forward's positional parameters: the op's inputs
     _keyword_defaults: dict = {}  # forward's keyword parameters that have defaults (a saved one left out reads it)
@@ -87,6 +91,7 @@ class Op(Node):
     _tensor_positions: tuple = ()  # where ``saves`` has an input or the result (their dtypes are checked)
     _record_positions: tuple = ()  # where ``saves`` may hold a saved-tensor record (those, a tensor parameter)
     _forward_rule = None  # forward-mode AD: the f_<input> rules (or jvp) bound by name (``ops/_op_forward.py``)
+    _differentiable: tuple = ()  # per output, whether it gets the node as grad_fn (not in ``non_differentiable``)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -122,10 +127,14 @@ class Op(Node):
             else None
         if edges is not None:  # record: one node, the grad_fn of every output
             node = cls(edges, output_meta(data if multi else (data,)))
-            if cls._save_plan:
+            if multi and cls.non_differentiable:
+                for out, differentiable in zip(outputs, cls._differentiable):
+                    out._grad_fn = node if differentiable else None
+            else:
+                for out in outputs:
+                    out._grad_fn = node
+            if cls._save_plan:  # (after the grad_fns: a saved output remembers whether it has one)
                 node._saved = _saved_for(cls, edges, inputs, outputs, params)
-            for out in outputs:
-                out._grad_fn = node
         if _dual.level is not None:  # forward-mode AD: the outputs' tangents, by the op's forward rule
             _op_forward.propagate(cls, inputs, params, outputs)
         return tuple(outputs) if multi else outputs[0]
@@ -246,7 +255,9 @@ def _read_definition(cls) -> None:
     positions[_MASK] = len(cls.saves)
     cls._formulas = tuple(_bound(fn, [positions[n] for n in names]) for fn, names in zip(formulas, reads))
     cls._save_plan = tuple(_plan_entry(cls, name, keywords, reads) for name in cls.saves)
-    cls._tensor_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan) if kind in ("input", "output"))
+    cls._differentiable = tuple(name not in cls.non_differentiable for name in cls.outputs)
+    cls._tensor_positions = tuple(i for i, (name, kind, _, _) in enumerate(cls._save_plan)
+                                  if kind == "input" or kind == "output" and name not in cls.non_differentiable)
     cls._record_positions = tuple(i for i, (_, kind, _, _) in enumerate(cls._save_plan)
                                   if kind in ("input", "output", "tensor_param"))
     _op_forward.read_forward_rule(cls)
@@ -289,12 +300,15 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
     base, _, what = name.rpartition("_sym_")
     if what in ("sizes", "strides", "numel") and base in cls._inputs:
         return (name, what, cls._inputs.index(base), None)
+    if what.startswith("argsize_minus_") and what[14:].isdigit() and base in cls._inputs:  # one size, from the end
+        return (name, "argsize", (cls._inputs.index(base), -int(what[14:])), None)
     if name in cls.tensor_params:  # (like an input: kept only if a derivative that will run reads it)
         return (name, "tensor_param", name, readers)
     if name in keywords:
         return (name, "param", name, None)
     raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, an output (outputs: "
-                    f"{cls.outputs}), an input's _sym_sizes/_sym_strides/_sym_numel nor a keyword parameter of forward")
+                    f"{cls.outputs}), an input's _sym_sizes/_sym_strides/_sym_numel/_sym_argsize_minus_<k> nor a keyword "
+                    "parameter of forward")
 
 
 # -- the steps of apply --------------------------------------------------------------------------
@@ -373,6 +387,8 @@ def _saved_for(cls, edges, inputs, outputs, params) -> tuple:
             value = tuple(step // data.itemsize for step in data.strides)
         elif kind == "numel":
             value = int(inputs[key]._data.size)
+        elif kind == "argsize":
+            value = int(inputs[key[0]]._data.shape[key[1]])
         else:  # a keyword parameter (its default if the call left it out); a tensor one as a record
             value = params[key] if key in params else cls._keyword_defaults[key]
             if kind == "tensor_param":

@@ -173,7 +173,7 @@ def propagate(cls, inputs: tuple, params: dict, outputs: list) -> None:
     for out, tangent in zip(outputs, out_tangents):
         if tangent is not None and out._data.dtype.kind == "f":
             forward_ad.set_tangent(out, fitted(tangent, out))
-    node = outputs[0]._grad_fn
+    node = next((out._grad_fn for out in outputs if out._grad_fn is not None), None)  # (lu's P has none)
     if node.__class__ is cls and any(name in cls.outputs for name in cls.saves):  # (its backward rebuilds a saved
         # output from its values: it needs the tangent too)
         forward_ad.remember_output_tangents(node, tuple(out._fw_grad for out in outputs))

@@ -112,12 +112,23 @@ def _zeros_of(self, dim: int):
     return zeros_so_far == 0, (zeros_so_far == 1) & (values == 0), zeros_so_far <= 1
 
 
-class CummaxBackward0(_ValueSelecting):
-    """cummax(dim): the largest element so far along ``dim``, and where it is (``max(dim)``'s op, indices shaped like
-    the input: each gradient goes to the element selected)"""
+class _Running(_ValueSelecting):
+    """cummax, cummin: ``max(dim)``'s op with indices shaped like the input (each gradient goes to the element
+    selected); the input is saved, and no ``keepdim``, as in PyTorch"""
+    saves = ("dim", "indices", "self")
+
+    def forward(xp, self, *, dim, indices, keepdim=True):
+        return _ValueSelecting.forward(xp, self, dim=dim, indices=indices, keepdim=True)
+
+    def d_self(grad, dim, indices, self):
+        return _ValueSelecting.d_self(grad, dim, indices, True, tuple(self.shape))
 
 
-class CumminBackward0(_ValueSelecting):
+class CummaxBackward0(_Running):
+    """cummax(dim): the largest element so far along ``dim``, and where it is"""
+
+
+class CumminBackward0(_Running):
     """cummin(dim): the smallest element so far along ``dim``, and where it is"""
 
 

@@ -403,14 +403,23 @@ def matmul(a, b):
 
 def inv(A):
     """The inverse of each matrix."""
-    return call(_decomp.LinalgInvExBackward0, A)
+    return call(_decomp.LinalgInvExBackward0, A)[0]
 
 
 def solve(A, B):
     """X with A X = B for each matrix (B a batch of matrices)."""
     if _tensor_among((A, B)):
-        return _decomp.LinalgSolveExBackward0.apply(_as_tensor(A), _as_tensor(B))
-    return _decomp.LinalgSolveExBackward0.forward(_xp(A), A, B)
+        return _decomp.LinalgSolveExBackward0.apply(_as_tensor(A), _as_tensor(B))[0]
+    return _decomp.LinalgSolveExBackward0.forward(_xp(A), A, B)[0]
+
+
+def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False):
+    """X with T X = B (``left=False``: X T = B), T the upper or lower triangle of each A (ones on its diagonal when
+    ``unitriangular``)."""
+    params = dict(upper=upper, left=left, unitriangular=unitriangular)
+    if _tensor_among((A, B)):
+        return _lu.LinalgSolveTriangularBackward0.apply(_as_tensor(A), _as_tensor(B), **params)
+    return _lu.LinalgSolveTriangularBackward0.forward(_xp(A), A, B, **params)
 
 
 def tril(x, diagonal: int = 0):
@@ -457,5 +466,6 @@ def _as_tensor(x):
 from . import join as _join  # noqa: E402
 from . import linalg as _linalg  # noqa: E402
 from . import linalg_decomp as _decomp  # noqa: E402
+from . import linalg_lu as _lu  # noqa: E402
 from . import pointwise as _pointwise  # noqa: E402
 from . import special as _special  # noqa: E402

@@ -15,7 +15,10 @@ zero and give ``inf`` or ``nan``, as PyTorch's do and document.
 
 from __future__ import annotations
 
+from .. import backend
 from . import formulas as F
+from ._lapack import cholesky_arrays, lu_factor_arrays, lu_solve_arrays
+from ._lapack import column_major as _column_major
 from ._op import Op
 
 
@@ -23,43 +26,33 @@ class LinAlgError(RuntimeError):
     """A matrix the op cannot work with (singular, not positive-definite): PyTorch's ``torch.linalg.LinAlgError``."""
 
 
-def _zero_pivot(xp, A):
-    """Where a partial-pivoting LU (LAPACK's ``getrf``) of each matrix of ``A`` meets its first zero pivot, 1-based,
-    0 where none (only run to say why a matrix could not be inverted)."""
-    U = A.reshape((-1,) + A.shape[-2:]).astype(xp.float64)
-    found = xp.zeros(U.shape[0], dtype=int)
-    for b in range(U.shape[0]):
-        M = U[b].copy()
-        for k in range(M.shape[0]):
-            p = k + int(xp.argmax(xp.abs(M[k:, k])))
-            M[[k, p]] = M[[p, k]]
-            if M[k, k] == 0:
-                found[b] = k + 1
-                break
-            M[k + 1:] -= xp.outer(M[k + 1:, k] / M[k, k], M[k])
-    return found.reshape(A.shape[:-2])
-
-
-def _singular(name: str, xp, A, solver: bool = False):
-    """PyTorch's error for a singular matrix, naming the first one of a batch and where its LU broke down."""
-    pivots = _zero_pivot(xp, A).reshape(-1)
-    first = int((pivots != 0).argmax())  # (0 if rounding hid the zero pivot from this LU)
-    prefix = f"(Batch element {first}): " if A.ndim > 2 else ""
-    k = int(pivots[first]) or A.shape[-1]
+def singular_error(name: str, info, shape, solver: bool = False) -> LinAlgError:
+    """PyTorch's error for a singular matrix, naming the first one of a batch (``info``: where each one's LU met its
+    first zero pivot, 1-based, 0 for none)."""
+    flat = info.reshape(-1)
+    first = int((flat != 0).argmax())
+    prefix = f"(Batch element {first}): " if len(shape) > 2 else ""
     what = "The solver failed because the input matrix is singular." if solver else \
-        f"The diagonal element {k} is zero, the inversion could not be completed because the input matrix is singular."
-    return LinAlgError(f"{name}: {prefix}{what} [autograd_lab] shape {list(A.shape)}: an exactly singular matrix has "
+        f"The diagonal element {int(flat[first])} is zero, the inversion could not be completed because the input " \
+        "matrix is singular."
+    return LinAlgError(f"{name}: {prefix}{what} [autograd_lab] shape {list(shape)}: an exactly singular matrix has "
                        "no inverse; check it (al.linalg.det, al.linalg.svdvals) or use al.linalg.pinv")
+
+
+def not_positive_definite_error(name: str, info, shape) -> LinAlgError:
+    """PyTorch's error for a matrix that is not positive-definite (``info``: the order of each one's first leading
+    minor that is not, 0 for none)."""
+    flat = info.reshape(-1)
+    first = int((flat != 0).argmax())
+    prefix = f"(Batch element {first}): " if len(shape) > 2 else ""
+    return LinAlgError(f"{name}: {prefix}The factorization could not be completed because the input is not "
+                       f"positive-definite (the leading minor of order {int(flat[first])} is not positive-definite). "
+                       f"[autograd_lab] shape {list(shape)}: Cholesky needs a symmetric positive-definite matrix, e.g. "
+                       "X @ X.mT + eps * I")
 
 
 def _mT(x):
     return F.transpose(x, -2, -1)
-
-
-def _column_major(a):
-    """``a`` laid out as LAPACK writes its results, and PyTorch returns them: each matrix by columns (so ``a.mT`` is
-    contiguous and ``a.mT.view(-1)`` works, as in PyTorch, while ``a.view(-1)`` raises, as there)."""
-    return a if a.ndim < 2 else a.swapaxes(-2, -1).copy().swapaxes(-2, -1)
 
 
 def _trace(x):
@@ -70,20 +63,33 @@ def _unsq2(x):
     return F.unsqueeze(F.unsqueeze(x, -1), -1)
 
 
+def _lu_det(xp, A):
+    """``(LU, pivots, U's diagonal, ±1)`` of each matrix, from its LU factorization: the determinant is the product of
+    U's diagonal, its sign flipped by each row swap (a pivot that is not its own row), as LAPACK and PyTorch compute
+    it. As PyTorch does, a row-major A is factored as A^T (LAPACK reads its memory so, without a copy; det(A^T) =
+    det(A)), so the LU and pivots kept are A^T's, and a column-major A (a transpose) is factored as it is."""
+    LU, pivots, _ = lu_factor_arrays(xp, A.swapaxes(-2, -1) if A.flags.c_contiguous else A)
+    swaps = (pivots != xp.arange(1, A.shape[-1] + 1, dtype=pivots.dtype)).sum(-1)
+    return _column_major(LU), pivots, xp.diagonal(LU, 0, -2, -1), (1 - 2 * (swaps % 2)).astype(A.dtype)
+
+
 class LinalgDetBackward0(Op):
-    """out = det(A), per matrix"""
-    saves = ("A", "result")
+    """out = det(A), per matrix, from A's LU factors (kept, as PyTorch keeps them: ``LU``, ``pivots``; no gradient)"""
+    outputs = ("result", "LU", "pivots")
+    non_differentiable = ("LU", "pivots")
+    saves = ("A", "LU", "pivots", "result")
 
     def forward(xp, A):
-        return xp.asarray(xp.linalg.det(A)).astype(A.dtype, copy=False)
+        LU, pivots, diagonal, parity = _lu_det(xp, A)
+        return xp.asarray(xp.prod(diagonal, -1) * parity).astype(A.dtype, copy=False), LU, pivots
 
-    def d_A(grad, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is singular
-        return _unsq2(grad) * _cofactors(A, result)
+    def d_A(grads, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is singular
+        return _unsq2(grads[0]) * _cofactors(A, result)
 
     def f_A(tangent, A, result):  # d det = sum(cofactors * dA) = det * trace(A^-1 dA)
         if F.any_true(result == 0):
-            return F.sum(_cofactors(A, result) * tangent, (-2, -1))
-        return result * _trace(F.solve(A, tangent))
+            return F.sum(_cofactors(A, result) * tangent, (-2, -1)), None, None
+        return result * _trace(F.solve(A, tangent)), None, None
 
 
 def _cofactors(A, result):
@@ -94,18 +100,23 @@ def _cofactors(A, result):
     U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
     square = F.unsqueeze(S, -2) + F.zeros_like(F.unsqueeze(S, -1))
     others = F.prod(F.where(F.eye_like(square) == 1, 1.0, square), -1)
-    signs = F.call(LinalgDetBackward0, U) * F.call(LinalgDetBackward0, Vh)
+    signs = F.call(LinalgDetBackward0, U)[0] * F.call(LinalgDetBackward0, Vh)[0]
     return _unsq2(signs) * F.matmul(U * F.unsqueeze(others, -2), Vh)
 
 
 class LinalgSlogdetBackward0(Op):
-    """out = ``(sign(det A), log|det A|)``, per matrix; only ``log|det A|`` has a gradient for real matrices"""
-    outputs = ("sign", "logabsdet")
-    saves = ("A",)  # (PyTorch also keeps the LU factors it computed det from; here backward inverts A)
+    """out = ``(sign(det A), log|det A|)``, per matrix, from A's LU factors (kept, as PyTorch keeps them); only
+    ``log|det A|`` has a gradient for real matrices"""
+    outputs = ("sign", "logabsdet", "LU", "pivots")
+    non_differentiable = ("LU", "pivots")
+    saves = ("A", "LU", "pivots", "sign")  # (the formulas read A: under create_graph they are differentiated again)
 
     def forward(xp, A):
-        sign, logabsdet = xp.linalg.slogdet(A)
-        return xp.asarray(sign).astype(A.dtype, copy=False), xp.asarray(logabsdet).astype(A.dtype, copy=False)
+        LU, pivots, diagonal, parity = _lu_det(xp, A)
+        sign = xp.asarray(xp.prod(xp.sign(diagonal), -1) * parity).astype(A.dtype, copy=False)
+        with backend.np.errstate(divide="ignore"):  # (log 0 = -inf, for a singular matrix)
+            logabsdet = xp.asarray(xp.log(xp.abs(diagonal)).sum(-1)).astype(A.dtype, copy=False)
+        return sign, logabsdet, LU, pivots
 
     def d_A(grads, A):
         if grads[1] is None:
@@ -113,39 +124,49 @@ class LinalgSlogdetBackward0(Op):
         return _unsq2(grads[1]) * _mT(F.inv(A))
 
     def f_A(tangent, A):
-        return None, _trace(F.solve(A, tangent))
+        return None, _trace(F.solve(A, tangent)), None, None
 
 
 class LinalgInvExBackward0(Op):
-    """out = A^-1, per matrix (PyTorch's ``linalg_inv_ex``: ``inv`` and ``inverse`` record it)"""
-    outputs = ("inverse",)
+    """out = (A^-1, info), per matrix (PyTorch's ``linalg_inv_ex``: ``inv`` and ``inverse`` record it); ``info``
+    (int32, no gradient) is 0, or where a singular matrix's LU met a zero pivot (its inverse then holds inf)"""
+    outputs = ("inverse", "info")
+    non_differentiable = ("info",)
     saves = ("inverse",)
 
     def forward(xp, A):
         try:
-            return _column_major(xp.linalg.inv(A))
-        except xp.linalg.LinAlgError:
-            raise _singular("linalg.inv", xp, A) from None
+            inverse, info = xp.linalg.inv(A), xp.zeros(A.shape[:-2], dtype=xp.int32)
+        except xp.linalg.LinAlgError:  # singular: solve A X = I from the LU, as PyTorch does (inf where it divides by 0)
+            LU, pivots, info = lu_factor_arrays(xp, A)
+            inverse = lu_solve_arrays(xp, LU, pivots, xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape))
+        return _column_major(inverse), info
 
-    def d_A(grad, inverse):
-        return -F.matmul(F.matmul(_mT(inverse), grad), _mT(inverse))
+    def d_A(grads, inverse):
+        return -F.matmul(F.matmul(_mT(inverse), grads[0]), _mT(inverse))
 
     def f_A(tangent, inverse):
-        return -F.matmul(F.matmul(inverse, tangent), inverse)
+        return -F.matmul(F.matmul(inverse, tangent), inverse), None
 
 
 class LinalgSolveExBackward0(Op):
-    """out = X with A X = B, per matrix (``vector``: B is a batch of vectors, not of matrices)"""
+    """out = (X, info) with A X = B, per matrix (``vector``: B is a batch of vectors, not of matrices); ``info`` as
+    ``LinalgInvExBackward0``'s"""
+    outputs = ("result", "info")
+    non_differentiable = ("info",)
     saves = ("A", "result", "vector")
 
     def forward(xp, A, B, *, vector=False):
+        B = B[..., None] if vector else B
         try:
-            return xp.linalg.solve(A, B[..., None])[..., 0] if vector else _column_major(xp.linalg.solve(A, B))
-        except xp.linalg.LinAlgError:
-            raise _singular("torch.linalg.solve", xp, A, solver=True) from None
+            X, info = xp.linalg.solve(A, B), xp.zeros(A.shape[:-2], dtype=xp.int32)
+        except xp.linalg.LinAlgError:  # singular: from the LU, as PyTorch (inf where it divides by 0)
+            LU, pivots, info = lu_factor_arrays(xp, A)
+            X = lu_solve_arrays(xp, LU, pivots, B)
+        return (X[..., 0] if vector else _column_major(X)), info
 
-    def backward(grad, A, result, vector, grad_input_mask):
-        g = F.unsqueeze(grad, -1) if vector else grad
+    def backward(grads, A, result, vector, grad_input_mask):
+        g = F.unsqueeze(grads[0], -1) if vector else grads[0]
         gB = F.solve(_mT(A), g)  # B's gradient: A^-T grad
         gA = -F.matmul(gB, _mT(F.unsqueeze(result, -1) if vector else result)) if grad_input_mask[0] else None
         return gA, (F.squeeze(gB, -1) if vector else gB) if grad_input_mask[1] else None
@@ -154,7 +175,7 @@ class LinalgSolveExBackward0(Op):
         dA, dB = tangents
         X = F.unsqueeze(result, -1) if vector else result
         out = F.solve(A, (F.unsqueeze(dB, -1) if vector else dB) - F.matmul(dA, X))
-        return F.squeeze(out, -1) if vector else out
+        return (F.squeeze(out, -1) if vector else out), None
 
 
 def _phi(x):
@@ -163,19 +184,21 @@ def _phi(x):
 
 
 class LinalgCholeskyExBackward0(Op):
-    """out = L, lower triangular with L L^T = A (``upper``: L^T), per symmetric positive-definite matrix"""
-    outputs = ("L",)
+    """out = (L, info): L lower triangular with L L^T = A (``upper``: L^T), per symmetric positive-definite matrix;
+    ``info`` (int32, no gradient) is 0, or the order of the first leading minor that is not positive-definite"""
+    outputs = ("L", "info")
+    non_differentiable = ("info",)
     saves = ("L", "upper")
 
     def forward(xp, A, *, upper=False):
         try:
-            L = xp.linalg.cholesky(A)
+            L, info = xp.linalg.cholesky(A), xp.zeros(A.shape[:-2], dtype=xp.int32)
         except xp.linalg.LinAlgError:
-            raise _not_positive_definite(xp, A) from None
-        return _column_major(L.swapaxes(-2, -1) if upper else L)
+            L, info = cholesky_arrays(xp, A)
+        return _column_major(L.swapaxes(-2, -1) if upper else L), info
 
-    def d_A(grad, L, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized (L: the lower factor)
-        L, gL = (_mT(L), _mT(grad)) if upper else (L, grad)
+    def d_A(grads, L, upper):  # gA = L^-T Phi(L^T gL) L^-1, symmetrized (L: the lower factor)
+        L, gL = (_mT(L), _mT(grads[0])) if upper else (L, grads[0])
         inner = F.tril(F.matmul(_mT(L), gL))
         inner = 0.5 * (inner + _mT(F.tril(inner, -1)))
         left = F.solve(_mT(L), inner)  # L^-T inner
@@ -185,26 +208,7 @@ class LinalgCholeskyExBackward0(Op):
         L = _mT(L) if upper else L
         inner = F.solve(L, _mT(F.solve(L, _mT(tangent))))
         dL = F.matmul(L, _phi(inner))
-        return _mT(dL) if upper else dL
-
-
-def _not_positive_definite(xp, A):
-    order = A.shape[-1]
-    flat = A.reshape((-1,) + A.shape[-2:])
-    for b in range(flat.shape[0]):
-        for k in range(1, A.shape[-1] + 1):
-            try:
-                xp.linalg.cholesky(flat[b, :k, :k])
-            except xp.linalg.LinAlgError:
-                order = k
-                prefix = "" if A.ndim == 2 else f"(Batch element {b}): "
-                return LinAlgError(
-                    f"linalg.cholesky: {prefix}The factorization could not be completed because the input is not "
-                    f"positive-definite (the leading minor of order {order} is not positive-definite). [autograd_lab] "
-                    f"shape {list(A.shape)}: Cholesky needs a symmetric positive-definite matrix, e.g. X @ X.mT + "
-                    "eps * I")
-    return LinAlgError("linalg.cholesky: The factorization could not be completed because the input is not "
-                       "positive-definite.")
+        return (_mT(dL) if upper else dL), None
 
 
 class LinalgQrBackward0(Op):

@@ -251,6 +251,17 @@ class _ValueSelecting(Op):
     jvp = LINEAR  # the tangents at the same indices
 
 
+class _DimKept(_ValueSelecting):
+    """sort, topk: the values keep the dim they were selected along, so no ``keepdim`` is saved (as in PyTorch)"""
+    saves = ("dim", "indices", "self_sym_sizes")
+
+    def forward(xp, self, *, dim, indices, keepdim=True):
+        return _ValueSelecting.forward(xp, self, dim=dim, indices=indices, keepdim=True)
+
+    def d_self(grad, dim, indices, self_sym_sizes):
+        return _ValueSelecting.d_self(grad, dim, indices, True, self_sym_sizes)
+
+
 class MaxBackward0(_ValueSelecting):
     """max(dim): values and indices of the largest element of each slice"""
 

@@ -19,7 +19,7 @@ from collections import namedtuple
 from .. import backend
 from ..tensor import Tensor, _wrap_dim
 from ._args import checked
-from .reductions import _EvenlyDistributed, _ValueSelecting, select_values
+from .reductions import _DimKept, _EvenlyDistributed, _ValueSelecting, select_values
 
 SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
@@ -29,15 +29,15 @@ NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
 ModeResult = namedtuple("mode", ["values", "indices"])
 
 
-class SortBackward0(_ValueSelecting):
+class SortBackward0(_DimKept):
     """sort(): the values in order along a dim (each value's gradient goes back to where it was)"""
 
 
-class SortBackward1(_ValueSelecting):
+class SortBackward1(_DimKept):
     """sort(stable=...): PyTorch's node for the overload that takes ``stable``"""
 
 
-class TopkBackward0(_ValueSelecting):
+class TopkBackward0(_DimKept):
     """topk(): the k largest (or smallest) values along a dim"""
 
 

@@ -95,13 +95,13 @@ KNOWN: list[KnownDifference] = [
         explains=_one_raises("torch", "derivative for aten::floor_divide is not implemented")),
     KnownDifference(
         "only what a derivative reads is saved", "PyTorch raises",
-        "gather and cummax save their indices and the input's shape, and rounded division (div with "
+        "gather saves its index and the input's shape, and rounded division (div with "
         "rounding_mode, //) saves nothing, since their gradients read no more; PyTorch saves the inputs, so "
         "writing into one in place before backward raises a version error in PyTorch only (autograd_lab's "
         "gradient is right)",
         "deliberate",
         explains=_one_raises("torch", r"modified by an inplace operation|Output \d+ of \w+ is a view and its base",
-                             earlier=r"\.gather\(|rounding_mode|//|\.cummax\(")),
+                             earlier=r"\.gather\(|rounding_mode|//")),
     KnownDifference(
         "masked_fill_ and index_put_ into expanded memory", "autograd_lab raises",
         "t.expand(2, 3).masked_fill_(mask, 0.25): PyTorch deprecates these writes (it warns and writes); "

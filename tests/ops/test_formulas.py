@@ -498,6 +498,24 @@ CASES.update({
     "LinalgSvdBackward0": (MATRIX, "any", [lambda a, w: al.linalg.svd(_square(a), full_matrices=False),
                                            lambda a, w: al.linalg.svdvals(a)]),
     "LinalgCrossBackward0": (MATRIX, "any", [lambda a, w: al.linalg.cross(_vectors(a, w)[:1], _vectors(a, w)[1:])]),
+    "LinalgSolveTriangularBackward0": (MATRIX, "any", [
+        lambda a, w: al.linalg.solve_triangular(_square(a), a, upper=True),
+        lambda a, w: al.linalg.solve_triangular(_square(a), a.t(), upper=False, left=False, unitriangular=True)]),
+    "LinalgLuFactorExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.lu_factor_ex(_square(a)),
+                                                  lambda a, w: al.linalg.lu_factor(a)[0]]),
+    "LinalgLuBackward0": (MATRIX, "any", [lambda a, w: al.linalg.lu(a)[1], lambda a, w: al.linalg.lu(a.t())[2]]),
+    "LuUnpackBackward0": (MATRIX, "any", [lambda a, w: al.lu_unpack(*al.linalg.lu_factor(a))[1],
+                                          lambda a, w: al.lu_unpack(*al.linalg.lu_factor(a.t()))[2]]),
+    "LinalgMatrixExpBackward0": (MATRIX, "any", [lambda a, w: al.linalg.matrix_exp(_square(a) * 0.3)]),
+    "CholeskySolveBackward0": (MATRIX, "any", [
+        lambda a, w: al.cholesky_solve(a, al.linalg.cholesky(_spd(a))),
+        lambda a, w: al.cholesky_solve(a, al.linalg.cholesky(_spd(a), upper=True), upper=True)]),
+    "CholeskyInverseBackward0": (MATRIX, "any", [
+        lambda a, w: al.cholesky_inverse(al.linalg.cholesky(_spd(a))),
+        lambda a, w: al.cholesky_inverse(al.linalg.cholesky(_spd(a), upper=True), upper=True)]),
+    "LinalgLuSolveBackward0": (MATRIX, "any", [
+        lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a),
+        lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a.t(), left=False, adjoint=True)]),
 })
 
 CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_more.py, ops/scatter_more.py)
@@ -555,11 +573,12 @@ def _inputs(kind, domain, dtype, rng, data):
 def _both_worlds(name, out, rng, dtype):
     node = (out[0] if isinstance(out, tuple) else out).grad_fn
     assert type(node).__name__ == name
-    grads = tuple(al.tensor(rng.standard_normal(shape), dtype=al.backend.from_np(dtype)) for shape, dtype in node._output_meta)
+    grads = tuple(al.tensor(rng.standard_normal(shape), dtype=al.backend.from_np(dtype)) if dtype.kind == "f" else None
+                  for shape, dtype in node._output_meta)  # (no gradient arrives for an integer output: pivots)
     with al.no_grad():  # as backward() runs it: the formulas on the arrays
         on_arrays = node._backward(grads)
     with al.enable_grad():  # as create_graph runs it: the formulas on the tensors, recorded
-        on_tensors = node._backward(tuple(g.detach().requires_grad_() for g in grads))
+        on_tensors = node._backward(tuple(g if g is None else g.detach().requires_grad_() for g in grads))
     rtol = 1e-10 if dtype is al.float64 else 1e-4
     assert len(on_arrays) == len(on_tensors)
     for a, t in zip(on_arrays, on_tensors):

@@ -28,6 +28,8 @@ CASES = {  # name: (what to run on a module, al or torch; the input)
     "cholesky_upper": (lambda m, A: (m.linalg.cholesky(A, upper=True),), _SPD),
     "aminmax": (lambda m, A: m.aminmax(A, dim=0), _TALL),
     "aminmax_all": (lambda m, A: m.aminmax(A), _TALL),
+    "det": (lambda m, A: (m.linalg.det(A),), _SPD),  # (the LU factors and int32 pivots it was computed from)
+    "slogdet": (lambda m, A: m.linalg.slogdet(-A), _SPD),
 }
 _OURS_ONLY = {"_saved_S_sym_argsize_minus_1"}  # (a symbolic size PyTorch keeps for its own bookkeeping)
 

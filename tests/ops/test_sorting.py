@@ -226,3 +226,14 @@ def test_errors_match_torch(call):
 def test_unique_over_a_dim_says_what_is_supported():
     with pytest.raises(NotImplementedError, match=r"unique\(dim=\.\.\.\) is not supported"):
         al.unique(al.tensor([[1, 2]]), dim=0)
+
+
+@pytest.mark.parametrize("call", [lambda x: x.sort(1)[0], lambda x: x.topk(2)[0], lambda x: x.cummax(1)[0],
+                                  lambda x: x.cummin(0)[0], lambda x: x.max(1)[0], lambda x: x.kthvalue(2, 1)[0]])
+def test_the_nodes_save_what_torch_saves(call):
+    """sort, topk, cummax and cummin keep no ``keepdim`` (their values keep the dim); cummax keeps the input."""
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(0).standard_normal((3, 4))
+    nodes = [call(lib.tensor(data, requires_grad=True)).grad_fn for lib in (al, torch)]
+    names = [sorted(n for n in dir(node) if n.startswith("_saved_")) for node in nodes]
+    assert names[0] == names[1]
