@@ -201,12 +201,13 @@ class LinalgCholeskyExBackward0(Op):
         L, gL = (_mT(L), _mT(grads[0])) if upper else (L, grads[0])
         inner = F.tril(F.matmul(_mT(L), gL))
         inner = 0.5 * (inner + _mT(F.tril(inner, -1)))
-        left = F.solve(_mT(L), inner)  # L^-T inner
-        return _mT(F.solve(_mT(L), _mT(left)))  # (L^-T inner) L^-1
+        # (L^-T inner) L^-1 by two triangular solves, which read only L's triangle, as PyTorch's
+        half = F.solve_triangular(_mT(L), inner, upper=True)
+        return F.solve_triangular(L, half, upper=False, left=False)
 
     def f_A(tangent, L, upper):  # dL = L Phi(L^-1 dA L^-T)
         L = _mT(L) if upper else L
-        inner = F.solve(L, _mT(F.solve(L, _mT(tangent))))
+        inner = F.solve_triangular(_mT(L), F.solve_triangular(L, tangent, upper=False), upper=True, left=False)
         dL = F.matmul(L, _phi(inner))
         return (_mT(dL) if upper else dL), None
 
@@ -248,8 +249,9 @@ class LinalgQrBackward0(Op):
 
 
 def _right_solve_upper(X, R):
-    """X R^-T: the product with the inverse transpose of a square ``R``, by a solve."""
-    return _mT(F.solve(R, _mT(X)))
+    """X R^-T: the product with the inverse transpose of a square upper triangular ``R``, by a triangular solve
+    (which reads only R's triangle, as PyTorch's)."""
+    return F.solve_triangular(_mT(R), X, upper=False, left=False)
 
 
 def _qr_tall_backward(gQ, gR, Q, R):
@@ -262,11 +264,11 @@ def _qr_tall_backward(gQ, gR, Q, R):
 def _qr_tall_jvp(dA, Q, R):
     """dR = (C - Omega) R, dQ = (dA - Q dR) R^-1, with C = Q^T dA R^-1 and Omega its skew part from the lower
     triangle."""
-    dA_Rinv = _mT(F.solve(_mT(R), _mT(dA)))
+    dA_Rinv = F.solve_triangular(R, dA, upper=True, left=False)
     C = F.matmul(_mT(Q), dA_Rinv)
     low = F.tril(C, -1)
     dR = F.matmul(C - low + _mT(low), R)
-    dQ = dA_Rinv - F.matmul(Q, _mT(F.solve(_mT(R), _mT(dR))))
+    dQ = dA_Rinv - F.matmul(Q, F.solve_triangular(R, dR, upper=True, left=False))
     return dQ, dR
 
 

@@ -136,6 +136,29 @@ def matmul(gen) -> None:
         gen.bind(expr, zero_sign_by_kernel=True)
 
 
+# decompositions and solvers of S = a^T a + I, symmetric positive definite (eigenvalues at least 1); only those whose
+# results both libraries' LAPACK calls agree on: unique factors (QR by Householder reflections is the same in both),
+# not eigenvectors or singular vectors, whose signs (and, for repeated values, bases) each LAPACK picks its own way.
+# QR only of a leaf's S: of a computed one that is diagonal up to rounding (Q^T Q + I), the sign QR gives a column
+# depends on whether its rounding left exactly 0 below the diagonal, which each library's matmul decides
+LINALG = [
+    "M.linalg.inv({s})", "M.linalg.det({s})", "M.linalg.slogdet({s}).logabsdet", "M.linalg.cholesky({s})",
+    "M.linalg.cholesky({s}, upper=True)", "M.linalg.qr({s}).Q", "M.linalg.qr({s}).R", "M.linalg.solve({s}, {a}.mT)",
+    "M.linalg.inv({s}) @ {a}.mT", "M.linalg.qr({s})[1].diagonal(dim1=-2, dim2=-1)",
+]
+
+
+def linalg(gen) -> None:
+    a = _target(gen, lambda var, t: t.dim() >= 2 and 0 not in t.shape and bool(t.isfinite().all()))
+    if a:
+        n = gen.tensor(a).shape[-1]
+        s = f"({a}.mT @ {a} + M.eye({n}, dtype=M.float64))"
+        template = gen.choice(LINALG)
+        if "qr" in template and not gen.tensor(a).is_leaf:
+            template = "M.linalg.inv({s})"
+        _bind(gen, "linalg", a, template.format(a=a, s=s))
+
+
 def view(gen) -> None:
     a = _target(gen)
     if a:
@@ -232,8 +255,8 @@ def integer(gen) -> None:
 
 
 STEPS = [pointwise, binary, reduction, matmul, view, indexing, join, clone, inplace, inplace_leaf, hook, retain,
-         no_grad, integer]
-WEIGHTS = [14, 12, 8, 5, 14, 5, 4, 6, 14, 3, 5, 3, 3, 3]
+         no_grad, integer, linalg]
+WEIGHTS = [14, 12, 8, 5, 14, 5, 4, 6, 14, 3, 5, 3, 3, 3, 3]
 
 
 # -- endings: what runs after ``loss`` ---------------------------------------------------------------------
