@@ -1,0 +1,141 @@
+"""More cases of ``test_formulas.py``: scans and shifts, resampling and padding, linear algebra, and the later
+joining, view and scatter ops (the kinds are explained in ``formula_cases.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from formula_cases import _PICTURE, MATRIX, SHAPED, UNARY, F, _picture, _second, _written
+
+import autograd_lab as al
+
+CASES = {}
+
+
+def _rows(a):
+    """An index shaped like ``a`` that sends row i of dim 0 to row n-1-i (a permutation: no repeated writes)."""
+    n = a.shape[0]
+    return al.tensor(np.broadcast_to((n - 1 - np.arange(n)).reshape((-1,) + (1,) * (a.ndim - 1)), a.shape).copy())
+
+
+CASES.update({  # scans, shifts and indexing
+    "CumsumBackward0": (UNARY, "any", [lambda a: a.cumsum(-1), lambda a: a.cumsum(0, dtype=al.float64)]),
+    "CumprodBackward0": (UNARY, "any", [lambda a: a.cumprod(-1), lambda a: (a * (a > 0)).cumprod(0)]),
+    "CummaxBackward0": (UNARY, "any", [lambda a: a.cummax(-1).values]),
+    "CumminBackward0": (UNARY, "any", [lambda a: a.cummin(0).values]),
+    "LogcumsumexpBackward0": (UNARY, "any", [lambda a: a.logcumsumexp(-1), lambda a: (a * 30).logcumsumexp(0)]),
+    "RollBackward0": (SHAPED, "any", [lambda a: a.roll(1), lambda a: a.roll(-2, -1)]),
+    "Rot90Backward0": (MATRIX, "any", [lambda a, w: a.rot90(), lambda a, w: a.rot90(-1, (1, 0))]),
+    "TrilBackward0": (MATRIX, "any", [lambda a, w: a.tril(), lambda a, w: a.tril(-1)]),
+    "TriuBackward0": (MATRIX, "any", [lambda a, w: a.triu(1)]),
+    "TraceBackward0": (MATRIX, "any", [lambda a, w: a.trace()]),
+    "DiagEmbedBackward0": (SHAPED, "any", [lambda a: a.diag_embed(), lambda a: a.diag_embed(-1, 0, -1)]),
+    "ScatterBackward0": (SHAPED, "any", [lambda a: a.scatter(0, _rows(a), a * 2),
+                                         lambda a: a.scatter(0, _rows(a)[:1], a[:1] * 3)]),
+    "ScatterBackward1": (SHAPED, "any", [lambda a: a.scatter(0, _rows(a)[:1], 2.0)]),
+    "IndexFillBackward0": (SHAPED, "any", [lambda a: a.index_fill(0, al.tensor([0]), 1.5),
+                                           lambda a: a.index_fill(-1, al.tensor([1, 1]), 0.0)]),
+    "IndexFillBackward1": (SHAPED, "any", [lambda a: a.index_fill(0, al.tensor([0, 0]), a.sum())]),
+    "IndexAddBackward0": (SHAPED, "any", [lambda a: a.index_add(0, al.tensor([0, 0]), a[:2] * 2),
+                                          lambda a: a.index_add(0, al.tensor([1, 0]), a[:2], alpha=0.5)]),
+    "IndexCopyBackward0": (SHAPED, "any", [lambda a: a.index_copy(0, al.tensor([1, 0]), a[:2].flip(0) * 2)]),
+    "MaskedScatterBackward0": (UNARY, "any", [lambda a: a.masked_scatter(a > 0, a * 2)]),
+    "TakeBackward0": (UNARY, "any", [lambda a: a.take(al.tensor([0, -1, 0]))]),
+})
+for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
+                            ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
+                            ("nearest-exact", 3, "NearestExact3D"), ("linear", 1, "Linear1D"),
+                            ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D")):
+    def _resampled(a, mode=_mode, dims=_dims):
+        image = _picture(a).reshape({1: (2, 3, 42), 2: (2, 3, 7, 6), 3: (2, 3, 7, 3, 2)}[dims])
+        return F.interpolate(image, scale_factor=1.6, mode=mode,
+                             align_corners=None if mode.startswith("nearest") else dims == 2)
+    CASES[f"Upsample{_name}Backward0"] = (UNARY, "any", [_resampled])
+for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
+    for _dims in (1, 2, 3):
+        _shape = (1, 2) + (3,) * _dims
+
+        def _image(a, shape=_shape):
+            return a.sum() * al.tensor(_PICTURE.reshape(-1)[:np.prod(shape)].reshape(shape), dtype=a.dtype)
+
+        def _pad(x, mode=_mode, dims=_dims):
+            return F.pad(x, (1, 1) * dims, mode=mode)
+        CASES[f"{_name}{_dims}DBackward0"] = (UNARY, "any", [lambda a, pad=_pad, image=_image: pad(image(a))])
+        CASES[f"{_name}{_dims}DBackwardBackward0"] = (UNARY, "any", [
+            lambda a, pad=_pad, image=_image: _second(pad, image(a).detach().requires_grad_())])
+
+
+# linear algebra: square matrices made from the (n, k) input, well conditioned, with distinct eigenvalues
+def _spd(a):
+    """A symmetric positive-definite (n, n) matrix that depends on every element of ``a``."""
+    return a @ a.t() + al.tensor(np.diag(np.arange(2.0, 2.0 + 2 * a.shape[0], 2)), dtype=a.dtype)
+
+
+def _square(a):
+    """A well-conditioned (n, n) matrix, not symmetric, that depends on every element of ``a``."""
+    return _spd(a) + a[:, :1] * 0.3
+
+
+def _vectors(a, w):
+    """Two 3-vectors from the elements of ``a`` and ``w``."""
+    return al.cat([a.reshape(-1), w.reshape(-1)])[:6].reshape(2, 3)
+
+
+CASES.update({
+    "LinalgDetBackward0": (MATRIX, "any", [lambda a, w: al.linalg.det(_square(a))]),
+    "LinalgSlogdetBackward0": (MATRIX, "any", [lambda a, w: al.linalg.slogdet(-_square(a))]),
+    "LinalgInvExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.inv(_square(a))]),
+    "LinalgSolveExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.solve(_square(a), a),
+                                               lambda a, w: al.linalg.solve(_square(a), a[:, 0])]),
+    "LinalgCholeskyExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.cholesky(_spd(a)),
+                                                  lambda a, w: al.linalg.cholesky(_spd(a), upper=True)]),
+    "LinalgQrBackward0": (MATRIX, "any", [lambda a, w: al.linalg.qr(a), lambda a, w: al.linalg.qr(a.t())]),
+    "LinalgEighBackward0": (MATRIX, "any", [lambda a, w: al.linalg.eigh(_spd(a)),
+                                            lambda a, w: al.linalg.eigvalsh(_spd(a))]),
+    "LinalgSvdBackward0": (MATRIX, "any", [lambda a, w: al.linalg.svd(_square(a), full_matrices=False),
+                                           lambda a, w: al.linalg.svdvals(a)]),
+    "LinalgCrossBackward0": (MATRIX, "any", [lambda a, w: al.linalg.cross(_vectors(a, w)[:1], _vectors(a, w)[1:])]),
+    "LinalgSolveTriangularBackward0": (MATRIX, "any", [
+        lambda a, w: al.linalg.solve_triangular(_square(a), a, upper=True),
+        lambda a, w: al.linalg.solve_triangular(_square(a), a.t(), upper=False, left=False, unitriangular=True)]),
+    "LinalgLuFactorExBackward0": (MATRIX, "any", [lambda a, w: al.linalg.lu_factor_ex(_square(a)),
+                                                  lambda a, w: al.linalg.lu_factor(a)[0]]),
+    "LinalgLuBackward0": (MATRIX, "any", [lambda a, w: al.linalg.lu(a)[1], lambda a, w: al.linalg.lu(a.t())[2]]),
+    "LuUnpackBackward0": (MATRIX, "any", [lambda a, w: al.lu_unpack(*al.linalg.lu_factor(a))[1],
+                                          lambda a, w: al.lu_unpack(*al.linalg.lu_factor(a.t()))[2]]),
+    "LinalgMatrixExpBackward0": (MATRIX, "any", [lambda a, w: al.linalg.matrix_exp(_square(a) * 0.3)]),
+    "CholeskySolveBackward0": (MATRIX, "any", [
+        lambda a, w: al.cholesky_solve(a, al.linalg.cholesky(_spd(a))),
+        lambda a, w: al.cholesky_solve(a, al.linalg.cholesky(_spd(a), upper=True), upper=True)]),
+    "CholeskyInverseBackward0": (MATRIX, "any", [
+        lambda a, w: al.cholesky_inverse(al.linalg.cholesky(_spd(a))),
+        lambda a, w: al.cholesky_inverse(al.linalg.cholesky(_spd(a), upper=True), upper=True)]),
+    "LinalgLuSolveBackward0": (MATRIX, "any", [
+        lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a),
+        lambda a, w: al.linalg.lu_solve(*al.linalg.lu_factor(_square(a)), a.t(), left=False, adjoint=True)]),
+})
+
+CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_more.py, ops/scatter_more.py)
+    "BlockDiagBackward0": (MATRIX, "any", [lambda a, w: al.block_diag(a, w[0], w.sum()), lambda a, w: al.block_diag(a)]),
+    "UnfoldBackward0": (SHAPED, "any", [lambda a: a.unfold(0, 2, 1), lambda a: a.unfold(-1, 1, 2)]),
+    "UnfoldBackwardBackward0": (SHAPED, "any", [lambda a: _second(lambda t: t.unfold(0, 2, 1), a)]),
+    "NarrowCopyBackward0": (SHAPED, "any", [lambda a: a.narrow_copy(0, 1, 1), lambda a: a.narrow_copy(-1, 0, 2)]),
+    "DiagonalBackward0_copy": (MATRIX, "any", [lambda a, w: a.diag(), lambda a, w: a.diag(-1)]),
+    "UnsqueezeBackward1": (UNARY, "any", [_written("unsqueeze_", 0), _written("unsqueeze_", -1)]),
+    "SqueezeBackward3": (UNARY, "any", [lambda a: _written("squeeze_")(a.unsqueeze(0))]),
+    "SqueezeBackward5": (UNARY, "any", [lambda a: _written("squeeze_", (0, -1))(a.unsqueeze(0).unsqueeze(-1))]),
+    "MaskedSelectBackward0": (UNARY, "any", [lambda a: a.masked_select(a > 0),
+                                             lambda a: al.masked_select(a, a.reshape(-1)[:1] < 0)]),
+    "ScatterReduceBackward0": (SHAPED, "any", [
+        lambda a: a.scatter_reduce(0, _rows(a), a * 2, "prod"), lambda a: a.scatter_reduce(0, _rows(a), a.flip(0), "mean"),
+        lambda a: a.scatter_reduce(0, _rows(a)[:1], a[:1] * 0.5, "amax", include_self=False),
+        lambda a: a.scatter_reduce(0, _rows(a), a * 3, "amin"),
+        lambda a: a.scatter_reduce(0, _rows(a), a, "sum", include_self=False)]),
+    "IndexReduceBackward0": (SHAPED, "any", [
+        lambda a: a.index_reduce(0, al.tensor([1, 0] + [1] * (a.shape[0] - 2)), a * 2, "prod"),
+        lambda a: a.index_reduce(0, al.tensor([0] * a.shape[0]), a.flip(0), "mean", include_self=False),
+        lambda a: a.index_reduce(-1, al.tensor([0] * a.shape[-1]), a * 0.5, "amax"),
+        lambda a: a.index_reduce(0, al.tensor([1] * a.shape[0]), a * 3, "amin", include_self=False)]),
+    "SelectScatterBackward0": (SHAPED, "any", [lambda a: a.select_scatter(a[0] * 2, 0, -1)]),
+    "SliceScatterBackward0": (SHAPED, "any", [lambda a: a.slice_scatter(a[:1] * 2, 0, 1, 2), lambda a: a.slice_scatter(a * 3)]),
+    "DiagonalScatterBackward0": (MATRIX, "any", [lambda a, w: a.diagonal_scatter(a.diagonal(1) * 2, 1)]),
+})
