@@ -122,8 +122,9 @@ class Conv3d(_ConvNd):
     _spatial = 3
 
 
-class MaxPool2d(Module):
-    """The maximum over each ``kernel_size`` window (stride defaults to the kernel size)."""
+class _MaxPoolNd(Module):
+    """The maximum over each ``kernel_size`` window (stride defaults to the kernel size), by ``_pool``."""
+    _pool = None  # the functional form: F.max_pool1d, F.max_pool2d
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False,
                  ceil_mode: bool = False) -> None:
@@ -134,12 +135,17 @@ class MaxPool2d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            self.return_indices)
+        return type(self)._pool(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                                self.return_indices)
 
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    """The maximum over each ``kernel_size`` window of an image (stride defaults to the kernel size)."""
+    _pool = staticmethod(F.max_pool2d)
 
 
 class AvgPool2d(Module):

@@ -144,22 +144,11 @@ class LayerNorm(Module):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(shape, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(creation.empty(shape, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_scale_and_shift(self, shape, elementwise_affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_scale_and_shift(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -167,6 +156,20 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
+
+
+def _register_scale_and_shift(module: Module, shape, affine: bool, bias: bool, dtype, device) -> None:
+    """A normalisation's ``weight`` and ``bias`` parameters of ``shape`` (None where ``affine`` or ``bias`` is off)."""
+    for name, wanted in (("weight", affine), ("bias", affine and bias)):
+        module.register_parameter(name, Parameter(creation.empty(shape, dtype=dtype, device=device)) if wanted else None)
+
+
+def _reset_scale_and_shift(module: Module) -> None:
+    """The identity transform: weight ones, bias zeros."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
 
 
 class GroupNorm(Module):
@@ -179,22 +182,11 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = Parameter(creation.empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(creation.empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_scale_and_shift(self, num_channels, affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_scale_and_shift(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -8,30 +8,16 @@ from __future__ import annotations
 from ..ops.nn_conv import _pair, _single
 from ..tensor import Tensor
 from . import functional as F
+from .conv import _MaxPoolNd
 from .module import Module
 
 __all__ = ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
            "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
 
 
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     """The maximum over each ``kernel_size`` window of a sequence (stride defaults to the kernel size)."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False,
-                 ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input: Tensor):
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+    _pool = staticmethod(F.max_pool1d)
 
 
 class AvgPool1d(Module):
