@@ -77,12 +77,12 @@ from .info import finfo, get_num_threads, iinfo, set_num_threads
 from .linalg import _cross as cross
 from .linalg import _qr_legacy as qr
 from .linalg import _svd_legacy as svd
-from .linalg import cholesky, det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
+from .linalg import det, logdet, matrix_power, slogdet  # (al.linalg, as torch.linalg)
 from .linalg import inv as inverse
 from .linalg_lu import _lu_legacy as lu
 from .linalg_lu import _lu_solve_legacy as lu_solve
 from .linalg_lu import lu_unpack
-from .linalg_more import cholesky_inverse, cholesky_solve, geqrf, matrix_exp, ormqr, pinverse, triangular_solve
+from .linalg_more import cholesky, cholesky_inverse, cholesky_solve, geqrf, matrix_exp, ormqr, pinverse, triangular_solve
 from .linalg_more import householder_product as orgqr
 from .ops._args import checked as _checked
 from .ops.arithmetic import add, div, floor_divide, fmod, mul, neg, pow, reciprocal, remainder, rsub, square, sub

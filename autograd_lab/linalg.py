@@ -367,7 +367,6 @@ def _bind() -> None:
     Tensor.slogdet = slogdet
     Tensor.inverse = inv
     Tensor.matrix_power = matrix_power
-    Tensor.cholesky = lambda self, upper=False: cholesky(self, upper=upper)
     Tensor.qr = _qr_legacy
     Tensor.svd = _svd_legacy
     Tensor.pinverse = lambda self, rcond=1e-15: pinv(self, rtol=rcond)

@@ -14,6 +14,7 @@ from collections import namedtuple
 from . import backend
 from .autograd.grad_mode import no_grad
 from .linalg import _check, _check_batches, _check_matrix, _where, eigvalsh, inv, inv_ex, matrix_norm, pinv, solve, svdvals
+from .linalg import cholesky as _linalg_cholesky
 from .linalg_lu import solve_triangular
 from .ops import linalg_more as _more
 from .ops._args import checked
@@ -247,6 +248,19 @@ def ormqr(input, tau, other, left=True, transpose=False):
     return Q @ other if left else other @ Q
 
 
+_CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch release.\n"
+    "L = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, "
+    "upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent "
+    "results for all valid (symmetric positive definite) inputs.")
+
+
+def cholesky(input, upper=False):
+    """``al.cholesky`` (``torch.cholesky``, deprecated: it warns): :func:`autograd_lab.linalg.cholesky`."""
+    warnings.warn(_CHOLESKY_DEPRECATED, UserWarning, stacklevel=2)
+    return _linalg_cholesky(input, upper=upper)
+
+
 _TRIANGULAR_SOLVE_DEPRECATED = (
     "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
     "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one of "
@@ -321,6 +335,7 @@ def _bind() -> None:
     Tensor.ormqr = ormqr
     Tensor.geqrf = geqrf
     Tensor.triangular_solve = triangular_solve
+    Tensor.cholesky = cholesky  # (deprecated in PyTorch: it warns)
 
 
 _bind()

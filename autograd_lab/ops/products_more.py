@@ -5,6 +5,8 @@ PyTorch), ``vdot`` and ``dist``; the composites ``chain_matmul`` and ``ger``; th
 
 from __future__ import annotations
 
+import warnings
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas as F
@@ -320,6 +322,9 @@ def dist(input, other, p=2):
 
 def chain_matmul(*matrices, out=None):
     """The product of two or more 2-D tensors, left to right (PyTorch deprecates it for ``linalg.multi_dot``)."""
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                  "parameters.", UserWarning, stacklevel=2)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for i, m in enumerate(matrices):

@@ -257,3 +257,16 @@ def test_errors_read_like_torch(name):
     if isinstance(theirs, torch.linalg.LinAlgError):
         assert isinstance(ours, al.linalg.LinAlgError)
     assert str(ours).startswith(str(theirs).split("\n")[0]), (str(ours), str(theirs))
+
+
+@pytest.mark.parametrize("call", [lambda m, A: m.cholesky(A), lambda m, A: A.cholesky(upper=True),
+                                  lambda m, A: m.chain_matmul(A, A)], ids=["cholesky", "Tensor.cholesky", "chain_matmul"])
+def test_cholesky_and_chain_matmul_warn_as_deprecated_and_agree_with_torch(call):
+    spd = np.array([[4.0, 1.0], [1.0, 3.0]])
+    outs = []
+    for lib in (al, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outs.append(call(lib, lib.tensor(spd)).numpy())
+        assert any("is deprecated" in str(w.message) and w.category is UserWarning for w in caught) or lib is torch
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-12)
