@@ -85,8 +85,13 @@ def _invert(self):
 
 
 def _operator(fn, reflected: bool = False):
-    """``a & b`` (``NotImplemented`` for operands of no kind it knows, so Python tries the other side)."""
+    """``a & b`` (``NotImplemented`` for operands of no kind it knows, so Python tries the other side). A NumPy
+    array counts as a tensor and a NumPy scalar as the number it holds, as in PyTorch."""
     def operator(self, other):
+        if isinstance(other, backend.np.ndarray):
+            other = Tensor._make(other)
+        elif isinstance(other, backend.np.generic):
+            other = other.item()
         if not isinstance(other, (Tensor, Number)):
             return NotImplemented
         return fn(other, self) if reflected else fn(self, other)

@@ -4,6 +4,9 @@ recorded (zero gradients) and PyTorch's errors."""
 
 from __future__ import annotations
 
+import operator
+import warnings
+
 import numpy as np
 import pytest
 from _torch_compare import same_error
@@ -127,3 +130,15 @@ def test_method_aliases_square_and_absolute_match_torch():
         z = x * 1
         assert z.absolute_() is z and z.tolist() == [1.5, 2.0] and type(z.grad_fn).__name__ == "AbsBackward0"
         assert x.absolute().tolist() == [1.5, 2.0] and m.absolute(x).tolist() == [1.5, 2.0]
+
+
+@pytest.mark.parametrize("other", [np.array([1, 1, 3]), np.int64(4), np.int32(1)], ids=["array", "int64", "int32"])
+@pytest.mark.parametrize("op", [operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift],
+                         ids=["and", "or", "xor", "lshift", "rshift"])
+def test_numpy_operands_count_as_tensors_and_numbers(op, other):
+    """``t & np.array(...)`` gives a tensor as in PyTorch (NumPy arrays act as tensors, NumPy scalars as numbers)."""
+    ours = op(al.tensor([1, 2, 3]), other)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # (torch's own __array_wrap__ signature, under NumPy 2)
+        theirs = op(torch.tensor([1, 2, 3]), other)
+    assert isinstance(ours, al.Tensor) and ours.tolist() == theirs.tolist() and str(ours.dtype)[3:] == str(theirs.dtype)[6:]
