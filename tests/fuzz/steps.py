@@ -223,9 +223,17 @@ def hook(gen) -> None:
         gen.emit(text)
 
 
+def _multi_output_factor(gen, name: str) -> bool:
+    """Whether ``name`` is bound to an output of ``linalg.qr`` or ``linalg.slogdet`` (ops with several outputs):
+    PyTorch 2.13 crashes (a segmentation fault, in its backward) when such an output retains its grad and is then
+    written in place, directly or through a view (seeds 28004056, 28007019), so the generator does not retain it."""
+    return any(line.text.startswith((f"{name} = M.linalg.qr(", f"{name} = M.linalg.slogdet("))
+               for line in gen.program.lines)
+
+
 def retain(gen) -> None:
     a = _target(gen, lambda var, t: t.requires_grad and not t.is_leaf)
-    if a and not avoids(gen, "retain", name=a):
+    if a and not avoids(gen, "retain", name=a) and not _multi_output_factor(gen, a):
         gen.emit(f"{a}.retain_grad()")
 
 
