@@ -287,18 +287,17 @@ def _checked(node, grad_inputs) -> list:
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {len(edges)}, "
                            f"got {len(grad_inputs)})")
     checked = []
-    for i, grad in enumerate(grad_inputs):
-        child, nr = edges[i]
+    for grad, (child, nr) in zip(grad_inputs, edges):
         if child is None or grad is None:
             checked.append(None)
             continue
-        if not isinstance(grad, _Tensor):
-            raise TypeError(f"function {node.name()} returned a gradient of type {type(grad).__name__} at index {i}; "
-                            "expected a Tensor or None")
+        if grad.__class__ is not _Tensor and not isinstance(grad, _Tensor):
+            raise TypeError(f"function {node.name()} returned a gradient of type {type(grad).__name__} at index "
+                            f"{len(checked)}; expected a Tensor or None")
         shape, dtype = child._output_meta[nr]
         data = grad._data
         if data.shape != shape:
-            grad = _sum_to_shape(grad, shape, node, i)
+            grad = _sum_to_shape(grad, shape, node, len(checked))
         if data.dtype is not dtype and grad._data.dtype != dtype:
             grad = grad.to(from_np(dtype))
         checked.append(grad)

@@ -86,7 +86,9 @@ class SavedTensor:
                 "normal tensor and use it in autograd, or use `al.no_grad()` instead of `al.inference_mode()`. "
                 f"[autograd_lab] the op saving it as '{name}' was given a tensor created under al.inference_mode()"
             )
-        counter = tensor._vc
+        counter = tensor._version_counter
+        if counter is None:  # (made on first use: ``Tensor._vc``)
+            counter = tensor._version_counter = VersionCounter()
         self._name = name
         self.is_output = is_output
         self._version_counter = counter

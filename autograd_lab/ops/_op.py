@@ -55,7 +55,7 @@ from ..autograd import grad_mode as _gm
 from ..autograd.graph import Node, gradient_edge, output_meta
 from ..autograd.profiler import _state as _profiling
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
-from ..overrides import handle_torch_function, has_torch_function
+from ..overrides import PLAIN_TYPES, handle_torch_function, has_torch_function
 from ..tensor import Tensor
 from . import _op_forward
 from ._errors import OpError, function_name, op_failed
@@ -105,14 +105,17 @@ class Op(Node):
     @classmethod
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python numbers) and, when an input requires grad, record its node."""
-        if has_torch_function(inputs):  # a Tensor subclass that takes ops over (the legacy Variable)
-            return handle_torch_function(cls.apply, inputs, params)
         if _profiling.active is not None:  # a profiler records this thread: it times the op (autograd/profiler.py)
             return _profiling.active.op(cls, inputs, params)
         arrays = []
-        for i, x in enumerate(inputs):
-            arrays.append(x._data if isinstance(x, Tensor) else _non_tensor_input(cls, x, i))
-        if cls.promotes:
+        for x in inputs:  # each input's array (a plain Tensor costs one check)
+            if x.__class__ is Tensor:
+                arrays.append(x._data)
+            elif x.__class__ not in PLAIN_TYPES and has_torch_function((x,)):  # a Tensor subclass that takes ops
+                return handle_torch_function(cls.apply, inputs, params)  # over (the legacy Variable)
+            else:
+                arrays.append(x._data if isinstance(x, Tensor) else _non_tensor_input(cls, x, len(arrays)))
+        if cls.promotes and (len(arrays) > 1 or arrays[0].dtype.kind != "f"):  # (one float input: nothing to promote)
             arrays = _promote(cls, inputs, arrays)
         xp = backend.np if arrays[0].__class__ is _ndarray else _namespace(arrays)
         try:
@@ -293,6 +296,8 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
     """How to save ``name``: ``(name, kind, key, readers)``; ``readers``, for an input or a tensor parameter, are the
     inputs whose derivative reads it (it is saved only if one of them needs a gradient), ``None`` for "always"."""
     readers = None if cls.backward is not None else tuple(i for i, names in enumerate(reads) if name in names)
+    if readers is not None and len(readers) == len(cls._inputs):  # every input's derivative reads it: whenever the
+        readers = None  # op is recorded, one of them needs a gradient
     if name in cls.outputs:
         return (name, "output", cls.outputs.index(name), None)
     if name in cls._inputs:
@@ -355,15 +360,18 @@ def _edges(inputs) -> tuple | None:
     edges = []
     recording = False
     for x in inputs:
-        if not isinstance(x, Tensor):
+        if x.__class__ is not Tensor and not isinstance(x, Tensor):  # a number, or None
             edges.append(_NO_EDGE)
-            continue
-        edge = (x._grad_fn, x._output_nr) if x._grad_fn is not None and x._base is None else gradient_edge(x)
-        if edge[0] is not None:
+        elif x._grad_fn is not None and x._base is None:  # an op's result: the edge to its node
+            edges.append((x._grad_fn, x._output_nr))
             recording = True
-        elif x._base is not None and x._base.requires_grad:  # a view taken under no_grad/inference_mode: it requires
-            recording = True  # grad (its base does), so the result does too; its gradient goes nowhere (PyTorch's rule)
-        edges.append(edge)
+        else:  # a leaf (its AccumulateGrad, if it requires grad), or a view
+            edge = gradient_edge(x)
+            # (a view taken under no_grad/inference_mode requires grad when its base does, so the result does too;
+            # its gradient goes nowhere: PyTorch's rule)
+            if edge[0] is not None or x._base is not None and x._base.requires_grad:
+                recording = True
+            edges.append(edge)
     return tuple(edges) if recording else None
 
 
