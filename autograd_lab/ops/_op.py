@@ -111,6 +111,8 @@ class Op(Node):
         for x in inputs:  # each input's array (a plain Tensor costs one check)
             if x.__class__ is Tensor:
                 arrays.append(x._data)
+            elif x.__class__ in _NUMBERS_OR_NONE and arrays:  # a number (or an optional input left out) after the first
+                arrays.append(x)
             elif x.__class__ not in PLAIN_TYPES and has_torch_function((x,)):  # a Tensor subclass that takes ops
                 return handle_torch_function(cls.apply, inputs, params)  # over (the legacy Variable)
             else:
@@ -229,7 +231,6 @@ class Op(Node):
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
-_NUMBERS = (int, float, bool)
 
 
 # -- reading an op's definition (once, when its class is created) ----------------------------------
@@ -318,6 +319,7 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
 
 # -- the steps of apply --------------------------------------------------------------------------
 _NUMBERS = (bool, int, float)
+_NUMBERS_OR_NONE = frozenset((bool, int, float, type(None)))  # taken as they are after an op's first input
 
 
 def _non_tensor_input(cls, value, position: int):
