@@ -93,8 +93,17 @@ class ScatterReduceBackward0(Op):
 
 
 def _reduce_jvp(tangents, dim, include_self, index, reduce, result, self, src):
-    """Each output is a weighted sum of the tangents of what went into it, weighted as the gradients are."""
+    """Each output is a weighted sum of the tangents of what went into it, weighted as the gradients are; for
+    amax/amin, the mean of the tangents of the values equal to the result that took part (PyTorch's forward
+    formula: without ``include_self``, a self equal to the result is not counted where src went, although the
+    gradients count it)."""
     self_t, src_t = tangents
+    if reduce in ("amax", "amin"):
+        self_is, src_is, _ = _ties(result, self, src, dim, index)
+        n = formulas.call(ScatterReduceBackward0, self_is, src_is, dim=dim, index=index, reduce="sum",
+                          include_self=include_self)
+        return formulas.call(ScatterReduceBackward0, self_t * self_is, src_t * src_is, dim=dim, index=index,
+                             reduce="sum", include_self=include_self) / n
     ones = formulas.ones_like(result)
     out = self_t * _grad_self(ones, dim, include_self, index, reduce, result, self, src)
     spread = src_t * _grad_src(ones, dim, include_self, index, reduce, result, self, src)

@@ -71,6 +71,22 @@ def test_gradcheck_and_gradgradcheck(reduce, include_self):
     assert gradgradcheck(fn, [x, src])
 
 
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_forward_ad_of_ties_matches_torch(reduce, include_self):
+    # self equals the result where src goes: without include_self PyTorch's forward formula does not count it
+    # (its backward does: the two disagree there, and each is matched)
+    def run(m):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([2.0, -1.0, 4.0], dtype=m.float64), m.tensor([1.0, 10.0, 100.0], dtype=m.float64))
+            src = fw.make_dual(m.tensor([2.0 if reduce == "amax" else -1.0, -1.0, 2.0], dtype=m.float64),
+                               m.tensor([1000.0, 3000.0, 7000.0], dtype=m.float64))
+            out = x.scatter_reduce(0, m.tensor([0, 1, 1]), src, reduce, include_self=include_self)
+            return out.tolist(), fw.unpack_dual(out).tangent.tolist()
+    assert run(al) == run(torch)
+
+
 def test_prod_double_backward_through_two_zeros_in_one_place_is_pytorchs_error():
     def run(m):
         x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
