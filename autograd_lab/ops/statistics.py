@@ -54,9 +54,9 @@ def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignor
     nan = xp.isnan(data)
     last = data.shape[-1] - 1
     q_array = xp.asarray(qs, dtype=data.dtype)
-    if ignore_nan:  # ranks among the numbers; a row of NaNs only takes its last (a NaN)
+    if ignore_nan:  # ranks among the numbers; a row of NaNs takes its first (a NaN, which gets the gradient)
         ranks = q_array * (xp.sum(~nan, axis=-1, keepdims=True) - 1)
-        ranks = xp.where(ranks < 0, last, ranks)
+        ranks = xp.where(ranks < 0, 0, ranks)
     else:  # a row with a NaN gives NaN: its last value
         ranks = xp.where(xp.any(nan, axis=-1, keepdims=True), last, q_array * last)
     result = _interpolate(ordered, ranks, interpolation, xp)  # (..., Q)

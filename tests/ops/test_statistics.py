@@ -68,6 +68,13 @@ def test_nans_give_nan_or_are_skipped_as_in_torch(mode):
     _compare(lambda m, x: m.nanquantile(x, 0.7, dim=1, interpolation=mode), WITH_NAN)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_nanquantile_of_a_row_of_nans_sends_the_gradient_to_its_first_as_torch(mode):
+    rows = [[math.nan, math.nan, math.nan], [1.0, math.nan, 2.0]]
+    _compare(lambda m, x: m.nanquantile(x, m.tensor([0.3, 1.0], dtype=m.float64), dim=1, interpolation=mode), rows)
+    _compare(lambda m, x: m.nanquantile(x, 0.6, interpolation=mode), rows[0])
+
+
 def test_quantile_of_a_number_ends_with_torchs_node():
     for m in (al, torch):
         x = m.ones(3, 4, requires_grad=True)
