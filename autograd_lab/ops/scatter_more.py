@@ -139,8 +139,19 @@ def _counts(like, src, dim, include_self, index):
     return formulas.where(n == 0, formulas.ones_like(n), n)
 
 
+def _check_src_meets_index(src, index) -> None:
+    """PyTorch's error where its amax/amin/prod gradients compare ``src`` with values gathered at ``index`` (of
+    ``index``'s shape) and the two shapes do not broadcast (a ``src`` larger than ``index``)."""
+    shapes = [tuple(src.shape), tuple(index.shape)]
+    try:
+        backend.np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise RuntimeError(broadcast_message("scatter_reduce backward", shapes)) from None
+
+
 def _ties(result, self, src, dim, index):
     """For amax/amin: where self and src equal the result, as numbers, and how many values share each result."""
+    _check_src_meets_index(src, index)
     self_is = formulas.cast_like(self == result, result)
     src_is = formulas.cast_like(src == _gather(result, dim, index), result)
     return self_is, src_is, _scatter_add(self_is, src_is, dim, index)
@@ -170,6 +181,7 @@ def _grad_src(grad, dim, include_self, index, reduce, result, self, src, message
     if reduce != "prod":
         _, src_is, n = _ties(result, self, src, dim, index)
         return src_is * _gather(grad / n, dim, index)
+    _check_src_meets_index(src, index)
     zero = src == 0
     zeros_there = _gather(_scatter_add(formulas.zeros_like(self), formulas.cast_like(zero, self), dim, index), dim, index)
     single = zero & (zeros_there == 1)  # the only 0 sent to its place: the product of the others, computed
