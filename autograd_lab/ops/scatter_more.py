@@ -411,14 +411,17 @@ def _check_index_reduce(input: Tensor, dim: int, index, source: Tensor) -> None:
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_reduce_(): self ({backend.kernel_type_name(input.dtype)}) and source "
                            f"({backend.kernel_type_name(source.dtype)}) must have the same scalar type")
-    others = [s for k, s in enumerate(input.shape) if k != dim]
-    if source.ndim != max(input.ndim, 1) or others != [s for k, s in enumerate(source.shape) if k != dim]:
-        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-                           f"self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if dim != 0 and dim >= source.ndim:
+        raise RuntimeError(f"index_reduce_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                           f"{source.ndim}")
     count = source.shape[dim] if source.ndim else 1
     if index.numel() != count:
         raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
                            f"({count}), for dim: {dim}")
+    others = [s for k, s in enumerate(input.shape) if k != dim]
+    if source.ndim != input.ndim or others != [s for k, s in enumerate(source.shape) if k != dim]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     if _first_out_of_bounds(index._data, input.shape[dim] if input.ndim else 1) is not None:
         raise IndexError(f"index out of range in self [autograd_lab] index_reduce: the positions along dim {dim} must "
                          f"be in [0, {input.shape[dim] if input.ndim else 1})")

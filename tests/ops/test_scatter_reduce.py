@@ -107,6 +107,23 @@ def test_prod_with_one_zero_in_a_place_can_be_differentiated_twice():
     assert gradgradcheck(lambda a, b: a.scatter_reduce(0, al.tensor([0, 0, 1]), b, "prod"), [x, src])
 
 
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", REDUCTIONS)
+def test_gradients_of_a_0_dim_self_match_torch(reduce, include_self):
+    # (the gradients' scatters wrote into a temporary when a 0-d array had become a NumPy scalar: amax gave nan)
+    def run(m, op, index, src):
+        x = m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        src = m.tensor(src, dtype=m.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = getattr(x, op)(0, m.tensor(index), src, reduce, include_self=include_self)
+        return out.tolist(), [g.tolist() for g in m.autograd.grad(out * 1.5, [x, src])]
+    for index, src in [([0, 0], [3.0, 2.0]), (0, 3.0), ([0, 0, 0], [3.0, 0.0, 3.0])]:
+        assert run(al, "scatter_reduce", index, src) == run(torch, "scatter_reduce", index, src)
+    if reduce != "sum":
+        assert run(al, "index_reduce", [0], 3.0) == run(torch, "index_reduce", [0], 3.0)
+
+
 @pytest.mark.parametrize("reduce", REDUCTIONS)
 def test_integers_and_0_dim_inputs_match_torch(reduce):
     for values, index, src in [([1, 2], [0, 0, 1], [4, 5, -3]), (7, [0, 0], [2, 3])]:
@@ -196,6 +213,10 @@ ERRORS = [
     (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([-1]), m.ones(1, 2), "prod"), IndexError),
     (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0]), m.ones(1, 2, dtype=m.float64), "prod"), RuntimeError),
     (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0]), m.ones(1, 1), "prod"), RuntimeError),
+    (lambda m: m.tensor(1.0).index_reduce(0, m.tensor([0]), m.ones(1), "prod"), RuntimeError),  # (a 0-d source)
+    (lambda m: m.tensor(1.0).index_reduce(0, m.tensor([0, 0]), m.ones(2), "prod"), RuntimeError),
+    (lambda m: m.zeros(3, 2).index_reduce(1, m.tensor([0, 1]), m.ones(2), "prod"), RuntimeError),
+    (lambda m: m.zeros(3).index_reduce(0, m.tensor([0]), m.ones(2, 2), "prod"), RuntimeError),
 ]
 
 
