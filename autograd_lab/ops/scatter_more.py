@@ -24,7 +24,7 @@ from ..autograd.graph import Node, gradient_edge
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._errors import broadcast_message
+from ._errors import broadcast_message, no_kernel
 from ._op import LINEAR, Op
 from .index_writes import MaskedScatterBackward0, ScatterBackward1, _scatter_key
 from .pointwise import where
@@ -382,6 +382,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if src.dtype is not input.dtype:
         raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype [autograd_lab] scatter_reduce got "
                            f"self {input.dtype} and src {src.dtype}: convert src, e.g. src.to(self.dtype)")
+    if reduce == "mean" and input.dtype is backend.bool_:
+        raise no_kernel("scatter_gather_tensor_cpu_reduce_mean", input.dtype, "a mean of booleans is not one: "
+                        "convert first, e.g. x.float()")
     return ScatterReduceBackward0.apply(input, src, dim=d, index=index, reduce=reduce, include_self=bool(include_self))
 
 
@@ -394,6 +397,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _wrap_dim(dim, input.ndim, "index_reduce")
     _check_index_reduce(input, d, index, source)
+    if input.dtype is backend.bool_:  # (PyTorch's kernels for booleans: only include_self, 2 dims or more, no mean)
+        kernel = ("index_reduce_func_exclude_input_init" if not include_self else "index_func_" if input.ndim <= 1
+                  else "div_floor_cpu" if reduce == "mean" else None)
+        if kernel is not None:
+            raise no_kernel(kernel, input.dtype, "index_reduce of booleans: convert first, e.g. x.int()")
     return IndexReduceBackward0.apply(input, source, dim=d, index=index, reduce=reduce, include_self=bool(include_self))
 
 

@@ -132,6 +132,16 @@ def test_integers_and_0_dim_inputs_match_torch(reduce):
         assert ours.tolist() == theirs.tolist() and ours.dtype is al.int64
 
 
+def test_booleans_where_torch_has_a_kernel():
+    def run(m):
+        x, src = m.tensor([[True, False], [False, False]]), m.tensor([[False, True]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [x.index_reduce(0, m.tensor([1]), src, "amax").tolist(),
+                    x.scatter_reduce(0, m.tensor([[1, 0]]), src, "prod", include_self=False).tolist()]
+    assert run(al) == run(torch)
+
+
 def test_max_and_min_are_names_of_amax_and_amin_as_in_torch():
     x, index, src = [1.0, 2.0], [0, 0, 1], [4.0, -5.0, -3.0]
     for name in ("max", "min"):
@@ -217,6 +227,14 @@ ERRORS = [
     (lambda m: m.tensor(1.0).index_reduce(0, m.tensor([0, 0]), m.ones(2), "prod"), RuntimeError),
     (lambda m: m.zeros(3, 2).index_reduce(1, m.tensor([0, 1]), m.ones(2), "prod"), RuntimeError),
     (lambda m: m.zeros(3).index_reduce(0, m.tensor([0]), m.ones(2, 2), "prod"), RuntimeError),
+    (lambda m: m.ones(2, dtype=m.bool).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.bool), "mean"),
+     NotImplementedError),
+    (lambda m: m.ones(3, 2, dtype=m.bool).index_reduce(0, m.tensor([0]), m.ones(1, 2, dtype=m.bool), "amax",
+                                                       include_self=False), NotImplementedError),
+    (lambda m: m.ones(3, dtype=m.bool).index_reduce(0, m.tensor([0]), m.ones(1, dtype=m.bool), "prod"),
+     NotImplementedError),
+    (lambda m: m.ones(3, 2, dtype=m.bool).index_reduce(0, m.tensor([0]), m.ones(1, 2, dtype=m.bool), "mean"),
+     NotImplementedError),
 ]
 
 
