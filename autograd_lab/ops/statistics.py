@@ -55,11 +55,16 @@ def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignor
     last = data.shape[-1] - 1
     q_array = xp.asarray(qs, dtype=data.dtype)
     if ignore_nan:  # ranks among the numbers; a row of NaNs takes its first (a NaN, which gets the gradient)
-        ranks = q_array * (xp.sum(~nan, axis=-1, keepdims=True) - 1)
-        ranks = xp.where(ranks < 0, 0, ranks)
+        scale = xp.sum(~nan, axis=-1, keepdims=True) - 1
+        ranks = q_array * scale
+        kept = ranks >= 0
+        ranks = xp.where(kept, ranks, 0)
     else:  # a row with a NaN gives NaN: its last value
-        ranks = xp.where(xp.any(nan, axis=-1, keepdims=True), last, q_array * last)
-    result = _interpolate(ordered, ranks, interpolation, xp)  # (..., Q)
+        scale, kept = last, ~xp.any(nan, axis=-1, keepdims=True)
+        ranks = xp.where(kept, q_array * last, last)
+    slope = xp.broadcast_to(scale, ranks.shape).astype(data.dtype)  # d rank / d q, where the rank is kept
+    kept = xp.broadcast_to(kept, ranks.shape)
+    result = _interpolate(ordered, ranks, interpolation, xp, q if isinstance(q, Tensor) else None, slope, kept)
     if dim is None:
         result = result.reshape((1,) * input.ndim + (len(qs),)) if keepdim else result.reshape(len(qs))
     elif keepdim and input.ndim:
@@ -70,8 +75,10 @@ def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignor
     return result
 
 
-def _interpolate(ordered: Tensor, ranks, interpolation: str, xp) -> Tensor:
-    """The values at fractional ``ranks`` of the sorted rows, interpolated as asked."""
+def _interpolate(ordered: Tensor, ranks, interpolation: str, xp, q: Tensor | None, slope, kept) -> Tensor:
+    """The values at fractional ``ranks`` (..., Q) of the sorted rows, interpolated as asked. A tensor ``q`` has a
+    gradient through the weights of ``linear`` (``ranks - floor(ranks)``, the ranks ``q * slope`` where ``kept``,
+    a fixed rank elsewhere), as in PyTorch; the other modes read positions only."""
     below, above = xp.floor(ranks), xp.ceil(ranks)
 
     def at(positions):
@@ -85,14 +92,20 @@ def _interpolate(ordered: Tensor, ranks, interpolation: str, xp) -> Tensor:
         return at(xp.round(ranks))  # (half to even, as PyTorch's round)
     weights = xp.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
     low, high = at(below), at(above)
-    return lerp(low, high, Tensor._make(xp.broadcast_to(weights, low.shape).astype(low._data.dtype)))
+    weights = Tensor._make(xp.broadcast_to(weights, low.shape).astype(low._data.dtype))
+    if interpolation == "linear" and q is not None:  # (adds 0: only q's gradient, slope, comes in)
+        q_ranks = (q.reshape(-1) * Tensor._make(xp.broadcast_to(slope, low.shape)))
+        q_ranks = q_ranks.masked_fill(Tensor._make(~xp.broadcast_to(kept, low.shape)), 0)
+        weights = weights + (q_ranks - q_ranks.detach())
+    return lerp(low, high, weights)
 
 
 @checked(kinds={"q": "Tensor|Number", "dim": "int?", "keepdim": "bool"})
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-th quantiles (a number or a 1-D tensor of them, in [0, 1]) of all of ``input`` or along ``dim``;
     between two values ``interpolation`` decides: ``linear``, ``lower``, ``higher``, ``midpoint`` or ``nearest``.
-    A tensor ``q`` puts its dim first. NaN where a NaN is among the values."""
+    A tensor ``q`` puts its dim first (and has a gradient with ``linear``, as in PyTorch). NaN where a NaN is among
+    the values."""
     return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
 
 
