@@ -19,35 +19,36 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 # -- quantiles --------------------------------------------------------------------------------------
-def _quantile_checks(name: str, input, q, interpolation: str):
-    if input.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
-    if isinstance(q, Tensor):
-        if q.ndim > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if q.dtype is not input.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor [autograd_lab] convert it "
-                               "first, e.g. q.to(input.dtype)")
-    if input.dtype not in (backend.float32, backend.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype [autograd_lab] got "
-                           f"{input.dtype!r}: convert it first, e.g. x.float()")
+def _quantile_checks(input, q, interpolation: str) -> None:
+    """PyTorch's checks, in its order and words (which say ``quantile()`` for ``nanquantile`` too); a tensor ``q``'s
+    range is checked later, after the dim."""
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
     if interpolation not in _MODES:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
                            f"got {interpolation}")
-    values = [float(v) for v in (q.reshape(-1).tolist() if isinstance(q, Tensor) else [q])]
-    for v in values:
-        if not 0 <= v <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v:g}")
-    return values
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (backend.float32, backend.float64):
+        raise RuntimeError(f"quantile() input tensor must be either float or double dtype [autograd_lab] got "
+                           f"{input.dtype!r}: convert it first, e.g. x.float()")
+    if isinstance(q, Tensor) and q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor [autograd_lab] convert it "
+                           "first, e.g. q.to(input.dtype)")
 
 
 def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool):
-    qs = _quantile_checks(name, input, q, interpolation)
+    _quantile_checks(input, q, interpolation)
     if dim is None:
         x, d = input.reshape(-1), 0
     else:
         d = _wrap(dim, input.ndim, name) if input.ndim else 0
         x = input if input.ndim else input.reshape(1)
+    qs = [float(v) for v in q.reshape(-1).tolist()] if isinstance(q, Tensor) else [float(q)]
+    if not all(0 <= v <= 1 for v in qs):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     ordered = x.movedim(d, -1).sort(-1).values  # (NaNs last)
     xp = backend.namespace_of(ordered._data)
     data = ordered._data

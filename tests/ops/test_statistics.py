@@ -222,3 +222,26 @@ BAD = {
 def test_bad_input_raises_torchs_error(name):
     fn, error = BAD[name]
     same_error(torch, fn, error)
+
+
+QUANTILE_ERRORS = [  # (PyTorch's messages say quantile() for nanquantile too; its checks run in this order)
+    lambda m, f: f(m.ones(0), 1.5),
+    lambda m, f: f(m.ones(0), 0.5, interpolation="foo"),
+    lambda m, f: f(m.ones(3, dtype=m.int64), 0.5, interpolation="foo"),
+    lambda m, f: f(m.ones(0), m.tensor([[0.5]])),
+    lambda m, f: f(m.ones(3, dtype=m.int64), m.tensor([0.5])),
+    lambda m, f: f(m.ones(3), m.tensor([0.5], dtype=m.float64)),
+    lambda m, f: f(m.ones(3), m.tensor([0.2, 1.5])),
+    lambda m, f: f(m.ones(3), -0.5),
+]
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("case", range(len(QUANTILE_ERRORS)))
+def test_quantile_errors_begin_with_torchs_words(name, case):
+    messages = []
+    for m in (torch, al):
+        with pytest.raises(RuntimeError) as error:
+            QUANTILE_ERRORS[case](m, getattr(m, name))
+        messages.append(str(error.value))
+    assert messages[1].startswith(messages[0].splitlines()[0]), messages
