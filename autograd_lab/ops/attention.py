@@ -108,6 +108,19 @@ def _additive(mask: Tensor, dtype) -> Tensor:
     return Tensor._make(xp.where(data, 0.0, -xp.inf).astype(dtype.np_dtype))
 
 
+def _check_mask_fits(scores: Tensor, mask: Tensor) -> None:
+    """PyTorch adds the mask into the scores in place: a mask that would widen them (more dims, or a larger size
+    where the scores have 1) is its error, not a broadcast output."""
+    try:
+        wide = tuple(backend.np.broadcast_shapes(tuple(scores.shape), tuple(mask.shape)))
+    except ValueError:
+        return  # (the addition raises PyTorch's broadcasting error)
+    if wide != tuple(scores.shape):
+        raise RuntimeError(f"output with shape {list(scores.shape)} doesn't match the broadcast shape {list(wide)} "
+                           "[autograd_lab] scaled_dot_product_attention adds attn_mask to the (..., L, S) scores in "
+                           "place: the mask must broadcast to their shape without growing it")
+
+
 def _grouped(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
     """Key and value repeated along the heads dim (-3) to the query's number of heads (grouped-query attention)."""
     heads, key_heads, value_heads = query.shape[-3], key.shape[-3], value.shape[-3]
@@ -146,7 +159,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         key, value = _grouped(query, key, value)
     scores = query @ MulBackward1.apply(key.transpose(-2, -1), other=factor)
     if attn_mask is not None:
-        scores = scores + _additive(attn_mask, query.dtype)
+        mask = _additive(attn_mask, query.dtype)
+        _check_mask_fits(scores, mask)
+        scores = scores + mask
     weights = _safe_softmax(scores, -1)
     if dropout_p > 0:
         weights = dropout(weights, dropout_p, True)

@@ -47,6 +47,10 @@ def call(op, *inputs, **params):
     """Run the op class ``op``: its ``forward`` on arrays (nothing recorded), its ``apply`` on tensors."""
     if _tensor_among(inputs):
         return op.apply(*inputs, **params)
+    # a NumPy scalar (what arithmetic on 0-d arrays gives) as the 0-d array it stands for: a forward that writes
+    # into a copy of its input (scatter's: ``out = self.copy(); out.reshape(1)[...] = ...``) would write into a
+    # temporary, and lose the writes, on a scalar's copy
+    inputs = [backend.np.asarray(v) if isinstance(v, backend.np.generic) else v for v in inputs]
     return op.forward(_xp(inputs[0]), *inputs, **params)
 
 

@@ -24,7 +24,7 @@ from ..autograd.graph import Node, gradient_edge
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._errors import broadcast_message
+from ._errors import broadcast_message, no_kernel
 from ._op import LINEAR, Op
 from .index_writes import MaskedScatterBackward0, ScatterBackward1, _scatter_key
 from .pointwise import where
@@ -93,8 +93,17 @@ class ScatterReduceBackward0(Op):
 
 
 def _reduce_jvp(tangents, dim, include_self, index, reduce, result, self, src):
-    """Each output is a weighted sum of the tangents of what went into it, weighted as the gradients are."""
+    """Each output is a weighted sum of the tangents of what went into it, weighted as the gradients are; for
+    amax/amin, the mean of the tangents of the values equal to the result that took part (PyTorch's forward
+    formula: without ``include_self``, a self equal to the result is not counted where src went, although the
+    gradients count it)."""
     self_t, src_t = tangents
+    if reduce in ("amax", "amin"):
+        self_is, src_is, _ = _ties(result, self, src, dim, index)
+        n = formulas.call(ScatterReduceBackward0, self_is, src_is, dim=dim, index=index, reduce="sum",
+                          include_self=include_self)
+        return formulas.call(ScatterReduceBackward0, self_t * self_is, src_t * src_is, dim=dim, index=index,
+                             reduce="sum", include_self=include_self) / n
     ones = formulas.ones_like(result)
     out = self_t * _grad_self(ones, dim, include_self, index, reduce, result, self, src)
     spread = src_t * _grad_src(ones, dim, include_self, index, reduce, result, self, src)
@@ -130,8 +139,19 @@ def _counts(like, src, dim, include_self, index):
     return formulas.where(n == 0, formulas.ones_like(n), n)
 
 
+def _check_src_meets_index(src, index) -> None:
+    """PyTorch's error where its amax/amin/prod gradients compare ``src`` with values gathered at ``index`` (of
+    ``index``'s shape) and the two shapes do not broadcast (a ``src`` larger than ``index``)."""
+    shapes = [tuple(src.shape), tuple(index.shape)]
+    try:
+        backend.np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise RuntimeError(broadcast_message("scatter_reduce backward", shapes)) from None
+
+
 def _ties(result, self, src, dim, index):
     """For amax/amin: where self and src equal the result, as numbers, and how many values share each result."""
+    _check_src_meets_index(src, index)
     self_is = formulas.cast_like(self == result, result)
     src_is = formulas.cast_like(src == _gather(result, dim, index), result)
     return self_is, src_is, _scatter_add(self_is, src_is, dim, index)
@@ -161,6 +181,7 @@ def _grad_src(grad, dim, include_self, index, reduce, result, self, src, message
     if reduce != "prod":
         _, src_is, n = _ties(result, self, src, dim, index)
         return src_is * _gather(grad / n, dim, index)
+    _check_src_meets_index(src, index)
     zero = src == 0
     zeros_there = _gather(_scatter_add(formulas.zeros_like(self), formulas.cast_like(zero, self), dim, index), dim, index)
     single = zero & (zeros_there == 1)  # the only 0 sent to its place: the product of the others, computed
@@ -361,6 +382,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if src.dtype is not input.dtype:
         raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype [autograd_lab] scatter_reduce got "
                            f"self {input.dtype} and src {src.dtype}: convert src, e.g. src.to(self.dtype)")
+    if reduce == "mean" and input.dtype is backend.bool_:
+        raise no_kernel("scatter_gather_tensor_cpu_reduce_mean", input.dtype, "a mean of booleans is not one: "
+                        "convert first, e.g. x.float()")
     return ScatterReduceBackward0.apply(input, src, dim=d, index=index, reduce=reduce, include_self=bool(include_self))
 
 
@@ -373,6 +397,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _wrap_dim(dim, input.ndim, "index_reduce")
     _check_index_reduce(input, d, index, source)
+    if input.dtype is backend.bool_:  # (PyTorch's kernels for booleans: only include_self, 2 dims or more, no mean)
+        kernel = ("index_reduce_func_exclude_input_init" if not include_self else "index_func_" if input.ndim <= 1
+                  else "div_floor_cpu" if reduce == "mean" else None)
+        if kernel is not None:
+            raise no_kernel(kernel, input.dtype, "index_reduce of booleans: convert first, e.g. x.int()")
     return IndexReduceBackward0.apply(input, source, dim=d, index=index, reduce=reduce, include_self=bool(include_self))
 
 
@@ -390,14 +419,17 @@ def _check_index_reduce(input: Tensor, dim: int, index, source: Tensor) -> None:
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_reduce_(): self ({backend.kernel_type_name(input.dtype)}) and source "
                            f"({backend.kernel_type_name(source.dtype)}) must have the same scalar type")
-    others = [s for k, s in enumerate(input.shape) if k != dim]
-    if source.ndim != max(input.ndim, 1) or others != [s for k, s in enumerate(source.shape) if k != dim]:
-        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-                           f"self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if dim != 0 and dim >= source.ndim:
+        raise RuntimeError(f"index_reduce_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                           f"{source.ndim}")
     count = source.shape[dim] if source.ndim else 1
     if index.numel() != count:
         raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
                            f"({count}), for dim: {dim}")
+    others = [s for k, s in enumerate(input.shape) if k != dim]
+    if source.ndim != input.ndim or others != [s for k, s in enumerate(source.shape) if k != dim]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     if _first_out_of_bounds(index._data, input.shape[dim] if input.ndim else 1) is not None:
         raise IndexError(f"index out of range in self [autograd_lab] index_reduce: the positions along dim {dim} must "
                          f"be in [0, {input.shape[dim] if input.ndim else 1})")

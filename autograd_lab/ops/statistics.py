@@ -19,47 +19,53 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 # -- quantiles --------------------------------------------------------------------------------------
-def _quantile_checks(name: str, input, q, interpolation: str):
-    if input.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
-    if isinstance(q, Tensor):
-        if q.ndim > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if q.dtype is not input.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor [autograd_lab] convert it "
-                               "first, e.g. q.to(input.dtype)")
-    if input.dtype not in (backend.float32, backend.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype [autograd_lab] got "
-                           f"{input.dtype!r}: convert it first, e.g. x.float()")
+def _quantile_checks(input, q, interpolation: str) -> None:
+    """PyTorch's checks, in its order and words (which say ``quantile()`` for ``nanquantile`` too); a tensor ``q``'s
+    range is checked later, after the dim."""
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
     if interpolation not in _MODES:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
                            f"got {interpolation}")
-    values = [float(v) for v in (q.reshape(-1).tolist() if isinstance(q, Tensor) else [q])]
-    for v in values:
-        if not 0 <= v <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v:g}")
-    return values
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (backend.float32, backend.float64):
+        raise RuntimeError(f"quantile() input tensor must be either float or double dtype [autograd_lab] got "
+                           f"{input.dtype!r}: convert it first, e.g. x.float()")
+    if isinstance(q, Tensor) and q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor [autograd_lab] convert it "
+                           "first, e.g. q.to(input.dtype)")
 
 
 def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool):
-    qs = _quantile_checks(name, input, q, interpolation)
+    _quantile_checks(input, q, interpolation)
     if dim is None:
         x, d = input.reshape(-1), 0
     else:
         d = _wrap(dim, input.ndim, name) if input.ndim else 0
         x = input if input.ndim else input.reshape(1)
+    qs = [float(v) for v in q.reshape(-1).tolist()] if isinstance(q, Tensor) else [float(q)]
+    if not all(0 <= v <= 1 for v in qs):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     ordered = x.movedim(d, -1).sort(-1).values  # (NaNs last)
     xp = backend.namespace_of(ordered._data)
     data = ordered._data
     nan = xp.isnan(data)
     last = data.shape[-1] - 1
     q_array = xp.asarray(qs, dtype=data.dtype)
-    if ignore_nan:  # ranks among the numbers; a row of NaNs only takes its last (a NaN)
-        ranks = q_array * (xp.sum(~nan, axis=-1, keepdims=True) - 1)
-        ranks = xp.where(ranks < 0, last, ranks)
+    if ignore_nan:  # ranks among the numbers; a row of NaNs takes its first (a NaN, which gets the gradient)
+        scale = xp.sum(~nan, axis=-1, keepdims=True) - 1
+        ranks = q_array * scale
+        kept = ranks >= 0
+        ranks = xp.where(kept, ranks, 0)
     else:  # a row with a NaN gives NaN: its last value
-        ranks = xp.where(xp.any(nan, axis=-1, keepdims=True), last, q_array * last)
-    result = _interpolate(ordered, ranks, interpolation, xp)  # (..., Q)
+        scale, kept = last, ~xp.any(nan, axis=-1, keepdims=True)
+        ranks = xp.where(kept, q_array * last, last)
+    slope = xp.broadcast_to(scale, ranks.shape).astype(data.dtype)  # d rank / d q, where the rank is kept
+    kept = xp.broadcast_to(kept, ranks.shape)
+    result = _interpolate(ordered, ranks, interpolation, xp, q if isinstance(q, Tensor) else None, slope, kept)
     if dim is None:
         result = result.reshape((1,) * input.ndim + (len(qs),)) if keepdim else result.reshape(len(qs))
     elif keepdim and input.ndim:
@@ -70,8 +76,10 @@ def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignor
     return result
 
 
-def _interpolate(ordered: Tensor, ranks, interpolation: str, xp) -> Tensor:
-    """The values at fractional ``ranks`` of the sorted rows, interpolated as asked."""
+def _interpolate(ordered: Tensor, ranks, interpolation: str, xp, q: Tensor | None, slope, kept) -> Tensor:
+    """The values at fractional ``ranks`` (..., Q) of the sorted rows, interpolated as asked. A tensor ``q`` has a
+    gradient through the weights of ``linear`` (``ranks - floor(ranks)``, the ranks ``q * slope`` where ``kept``,
+    a fixed rank elsewhere), as in PyTorch; the other modes read positions only."""
     below, above = xp.floor(ranks), xp.ceil(ranks)
 
     def at(positions):
@@ -85,14 +93,20 @@ def _interpolate(ordered: Tensor, ranks, interpolation: str, xp) -> Tensor:
         return at(xp.round(ranks))  # (half to even, as PyTorch's round)
     weights = xp.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
     low, high = at(below), at(above)
-    return lerp(low, high, Tensor._make(xp.broadcast_to(weights, low.shape).astype(low._data.dtype)))
+    weights = Tensor._make(xp.broadcast_to(weights, low.shape).astype(low._data.dtype))
+    if interpolation == "linear" and q is not None:  # (adds 0: only q's gradient, slope, comes in)
+        q_ranks = (q.reshape(-1) * Tensor._make(xp.broadcast_to(slope, low.shape)))
+        q_ranks = q_ranks.masked_fill(Tensor._make(~xp.broadcast_to(kept, low.shape)), 0)
+        weights = weights + (q_ranks - q_ranks.detach())
+    return lerp(low, high, weights)
 
 
 @checked(kinds={"q": "Tensor|Number", "dim": "int?", "keepdim": "bool"})
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-th quantiles (a number or a 1-D tensor of them, in [0, 1]) of all of ``input`` or along ``dim``;
     between two values ``interpolation`` decides: ``linear``, ``lower``, ``higher``, ``midpoint`` or ``nearest``.
-    A tensor ``q`` puts its dim first. NaN where a NaN is among the values."""
+    A tensor ``q`` puts its dim first (and has a gradient with ``linear``, as in PyTorch). NaN where a NaN is among
+    the values."""
     return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
 
 

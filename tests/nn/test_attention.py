@@ -139,6 +139,10 @@ ERRORS = {
                                          {"enable_gqa": True}),
                             RuntimeError, "Number of heads in key and value must divide the number of heads in"),
     "integer inputs": (lambda lib: ((lib.ones(1, 1, 2, 3).long(),) * 3, {}), RuntimeError, "expected scalar type Float"),
+    "mask with more dims": (lambda lib: ((lib.randn(3, 4),) * 3, {"attn_mask": lib.zeros(2, 3, 3)}), RuntimeError,
+                            "doesn't match the broadcast shape"),
+    "mask wider than the batch": (lambda lib: ((lib.randn(1, 2, 3, 4),) * 3, {"attn_mask": lib.ones(2, 1, 3, 3).bool()}),
+                                  RuntimeError, "doesn't match the broadcast shape"),
 }
 
 

@@ -43,12 +43,14 @@ def test_along_the_last_dim_with_a_smaller_index_matches_torch(reduce):
     assert _run(al, reduce, False, **args) == _run(torch, reduce, False, **args)
 
 
-def test_a_src_larger_than_the_index_is_read_in_its_corner_but_has_no_gradient_as_in_torch():
+@pytest.mark.parametrize("reduce", REDUCTIONS)
+def test_a_src_larger_than_the_index_is_read_in_its_corner_but_has_no_gradient_as_in_torch(reduce):
     def run(m):
         src = m.tensor([[2.0, 5.0, 1.0], [0.5, 4.0, 1.0]], requires_grad=True)
-        out = m.zeros(2, 4).scatter_reduce(1, m.tensor([[3, 3], [0, 3]]), src, "sum")
-        assert out.tolist() == [[0, 0, 0, 7], [0.5, 0, 0, 4]]
-        out.sum().backward()
+        out = m.ones(2, 4).scatter_reduce(1, m.tensor([[3, 3], [0, 3]]), src, reduce)
+        if reduce == "sum":
+            assert out.tolist() == [[1, 1, 1, 8], [1.5, 1, 1, 5]]
+        out.sum().backward()  # (amax, amin, prod: PyTorch's formula compares src with an index-shaped tensor)
     same_error(torch, run, RuntimeError)
 
 
@@ -71,6 +73,22 @@ def test_gradcheck_and_gradgradcheck(reduce, include_self):
     assert gradgradcheck(fn, [x, src])
 
 
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_forward_ad_of_ties_matches_torch(reduce, include_self):
+    # self equals the result where src goes: without include_self PyTorch's forward formula does not count it
+    # (its backward does: the two disagree there, and each is matched)
+    def run(m):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([2.0, -1.0, 4.0], dtype=m.float64), m.tensor([1.0, 10.0, 100.0], dtype=m.float64))
+            src = fw.make_dual(m.tensor([2.0 if reduce == "amax" else -1.0, -1.0, 2.0], dtype=m.float64),
+                               m.tensor([1000.0, 3000.0, 7000.0], dtype=m.float64))
+            out = x.scatter_reduce(0, m.tensor([0, 1, 1]), src, reduce, include_self=include_self)
+            return out.tolist(), fw.unpack_dual(out).tangent.tolist()
+    assert run(al) == run(torch)
+
+
 def test_prod_double_backward_through_two_zeros_in_one_place_is_pytorchs_error():
     def run(m):
         x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
@@ -89,12 +107,39 @@ def test_prod_with_one_zero_in_a_place_can_be_differentiated_twice():
     assert gradgradcheck(lambda a, b: a.scatter_reduce(0, al.tensor([0, 0, 1]), b, "prod"), [x, src])
 
 
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", REDUCTIONS)
+def test_gradients_of_a_0_dim_self_match_torch(reduce, include_self):
+    # (the gradients' scatters wrote into a temporary when a 0-d array had become a NumPy scalar: amax gave nan)
+    def run(m, op, index, src):
+        x = m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        src = m.tensor(src, dtype=m.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = getattr(x, op)(0, m.tensor(index), src, reduce, include_self=include_self)
+        return out.tolist(), [g.tolist() for g in m.autograd.grad(out * 1.5, [x, src])]
+    for index, src in [([0, 0], [3.0, 2.0]), (0, 3.0), ([0, 0, 0], [3.0, 0.0, 3.0])]:
+        assert run(al, "scatter_reduce", index, src) == run(torch, "scatter_reduce", index, src)
+    if reduce != "sum":
+        assert run(al, "index_reduce", [0], 3.0) == run(torch, "index_reduce", [0], 3.0)
+
+
 @pytest.mark.parametrize("reduce", REDUCTIONS)
 def test_integers_and_0_dim_inputs_match_torch(reduce):
     for values, index, src in [([1, 2], [0, 0, 1], [4, 5, -3]), (7, [0, 0], [2, 3])]:
         ours = al.tensor(values).scatter_reduce(0, al.tensor(index), al.tensor(src), reduce)
         theirs = torch.tensor(values).scatter_reduce(0, torch.tensor(index), torch.tensor(src), reduce)
         assert ours.tolist() == theirs.tolist() and ours.dtype is al.int64
+
+
+def test_booleans_where_torch_has_a_kernel():
+    def run(m):
+        x, src = m.tensor([[True, False], [False, False]]), m.tensor([[False, True]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [x.index_reduce(0, m.tensor([1]), src, "amax").tolist(),
+                    x.scatter_reduce(0, m.tensor([[1, 0]]), src, "prod", include_self=False).tolist()]
+    assert run(al) == run(torch)
 
 
 def test_max_and_min_are_names_of_amax_and_amin_as_in_torch():
@@ -178,6 +223,18 @@ ERRORS = [
     (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([-1]), m.ones(1, 2), "prod"), IndexError),
     (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0]), m.ones(1, 2, dtype=m.float64), "prod"), RuntimeError),
     (lambda m: m.zeros(3, 2).index_reduce(0, m.tensor([0]), m.ones(1, 1), "prod"), RuntimeError),
+    (lambda m: m.tensor(1.0).index_reduce(0, m.tensor([0]), m.ones(1), "prod"), RuntimeError),  # (a 0-d source)
+    (lambda m: m.tensor(1.0).index_reduce(0, m.tensor([0, 0]), m.ones(2), "prod"), RuntimeError),
+    (lambda m: m.zeros(3, 2).index_reduce(1, m.tensor([0, 1]), m.ones(2), "prod"), RuntimeError),
+    (lambda m: m.zeros(3).index_reduce(0, m.tensor([0]), m.ones(2, 2), "prod"), RuntimeError),
+    (lambda m: m.ones(2, dtype=m.bool).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.bool), "mean"),
+     NotImplementedError),
+    (lambda m: m.ones(3, 2, dtype=m.bool).index_reduce(0, m.tensor([0]), m.ones(1, 2, dtype=m.bool), "amax",
+                                                       include_self=False), NotImplementedError),
+    (lambda m: m.ones(3, dtype=m.bool).index_reduce(0, m.tensor([0]), m.ones(1, dtype=m.bool), "prod"),
+     NotImplementedError),
+    (lambda m: m.ones(3, 2, dtype=m.bool).index_reduce(0, m.tensor([0]), m.ones(1, 2, dtype=m.bool), "mean"),
+     NotImplementedError),
 ]
 
 

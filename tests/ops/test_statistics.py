@@ -37,7 +37,9 @@ def _compare(f, *values, grad=True):
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-10, atol=1e-12, equal_nan=True)
     assert (ours[3] is None) == (theirs[3] is None)
     for a, b in zip(ours[3] or (), theirs[3] or ()):
-        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
 QUANTILES = {
@@ -66,6 +68,24 @@ def test_nans_give_nan_or_are_skipped_as_in_torch(mode):
     _compare(lambda m, x: m.nanquantile(x, 0.4, dim=1, interpolation=mode), rows, grad=False)
     _compare(lambda m, x: m.nanquantile(x, m.tensor([0.1, 0.9], dtype=m.float64), interpolation=mode), rows, grad=False)
     _compare(lambda m, x: m.nanquantile(x, 0.7, dim=1, interpolation=mode), WITH_NAN)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nanquantile_of_a_row_of_nans_sends_the_gradient_to_its_first_as_torch(mode):
+    rows = [[math.nan, math.nan, math.nan], [1.0, math.nan, 2.0]]
+    _compare(lambda m, x: m.nanquantile(x, m.tensor([0.3, 1.0], dtype=m.float64), dim=1, interpolation=mode), rows)
+    _compare(lambda m, x: m.nanquantile(x, 0.6, interpolation=mode), rows[0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tensor_q_gets_torchs_gradient(mode):
+    # (linear interpolation's weights are differentiable in q; a NaN row's rank is fixed: gradient 0, not nan)
+    rows = WITH_NAN.copy()
+    rows[2] = np.nan
+    _compare(lambda m, x, q: m.quantile(x, q, dim=1, keepdim=True, interpolation=mode), X, [0.3, 0.75, 1.0])
+    _compare(lambda m, x, q: m.quantile(x, q, interpolation=mode), X, 0.4)
+    _compare(lambda m, x, q: m.quantile(x, q, dim=0, interpolation=mode), rows, [0.2, 0.6])
+    _compare(lambda m, x, q: m.nanquantile(x, q, dim=1, interpolation=mode), rows, [0.0, 0.35])
 
 
 def test_quantile_of_a_number_ends_with_torchs_node():
@@ -202,3 +222,26 @@ BAD = {
 def test_bad_input_raises_torchs_error(name):
     fn, error = BAD[name]
     same_error(torch, fn, error)
+
+
+QUANTILE_ERRORS = [  # (PyTorch's messages say quantile() for nanquantile too; its checks run in this order)
+    lambda m, f: f(m.ones(0), 1.5),
+    lambda m, f: f(m.ones(0), 0.5, interpolation="foo"),
+    lambda m, f: f(m.ones(3, dtype=m.int64), 0.5, interpolation="foo"),
+    lambda m, f: f(m.ones(0), m.tensor([[0.5]])),
+    lambda m, f: f(m.ones(3, dtype=m.int64), m.tensor([0.5])),
+    lambda m, f: f(m.ones(3), m.tensor([0.5], dtype=m.float64)),
+    lambda m, f: f(m.ones(3), m.tensor([0.2, 1.5])),
+    lambda m, f: f(m.ones(3), -0.5),
+]
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("case", range(len(QUANTILE_ERRORS)))
+def test_quantile_errors_begin_with_torchs_words(name, case):
+    messages = []
+    for m in (torch, al):
+        with pytest.raises(RuntimeError) as error:
+            QUANTILE_ERRORS[case](m, getattr(m, name))
+        messages.append(str(error.value))
+    assert messages[1].startswith(messages[0].splitlines()[0]), messages
