@@ -15,7 +15,8 @@ its views, and rewrites history (:mod:`.view_history`):
 
 The rules PyTorch enforces are enforced here, with its messages: no in-place change of a leaf that
 requires grad (or a view of one) while grad mode is on; no in-place change of an inference tensor
-outside ``inference_mode``; no writes into memory that several elements share (``expand``); no
+outside ``inference_mode``; no writes into memory that several elements share (``expand``), nor, where
+PyTorch checks it, from an operand sharing memory with the tensor written (``check_sources``); no
 in-place change, with grad mode on, of views that were made under ``no_grad``/``inference_mode`` or
 that come from an op returning several views (``unbind``, ``split``, ``chunk``).
 """
@@ -37,7 +38,7 @@ from ._errors import mixed_devices_message
 from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index, checked_key
 from .view_history import rebase_history
 
-__all__ = ["check_inplace", "commit", "writable_array"]
+__all__ = ["check_inplace", "check_sources", "commit", "overlap_status", "writable_array"]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -47,6 +48,10 @@ INFERENCE_MESSAGE = (
 )
 OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+INPUT_OVERLAP_MESSAGE = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
     "location. Please clone() the tensor before performing the operation."
 )
 _MODE_ADVICE = (
@@ -150,6 +155,103 @@ def _check_overlap_allowed(op_name: str, others, data) -> None:
                        f"{tuple(data.shape)}: {what}")
 
 
+# -- the op's other tensors sharing memory with the written one ----------------------------------------
+# PyTorch compares the written tensor with each tensor the op reads before it writes. Most in-place ops
+# (TensorIterator's: add_, mul_, copy_, lerp_, masked_fill_'s mask, bernoulli_'s p...) refuse a partial overlap
+# only (``assert_no_partial_overlap``): the very same memory laid out alike is read and written element by
+# element, which gives what a clone would. The scatter and index ops refuse any overlap (``assert_no_overlap``) of
+# their sources and indices: they write other places than they read. PyTorch does not check ``ldexp_`` (it reads
+# a fresh ``2 ** other``), ``masked_scatter_``, the matrix products (``addmm_``...: BLAS writes through a copy
+# when it must), nor the tensors it reads as numbers (a 0-dim ``value`` of the fill ops, ``uniform_``'s bounds...).
+# ``bernoulli_`` expands ``p`` to the tensor's shape first (a broadcast ``p`` is then not checked), and a bool
+# index of ``index_put_`` becomes a fresh long one.
+_ANY_OVERLAP = frozenset({"scatter_", "scatter_add_", "scatter_reduce_", "index_add_", "index_copy_",
+                          "index_reduce_", "index_fill_", "index_put_"})
+_UNCHECKED = frozenset({"ldexp_", "masked_scatter_", "uniform_", "normal_", "random_", "logit_", "nan_to_num_",
+                        "polygamma_", "addmm_", "addmv_", "baddbmm_", "addbmm_"})
+_EXPANDED_FIRST = frozenset({"bernoulli_"})
+_VALUE_ARGUMENT = {"fill_": (0, "value"), "index_fill_": (2, "value"), "masked_fill_": (1, "value")}
+
+
+def check_sources(tensor: Tensor, op_name: str, args, kwargs) -> None:
+    """Raise PyTorch's overlap error if a tensor among ``args``/``kwargs`` of ``tensor.<op_name>(...)`` shares
+    memory with ``tensor`` where PyTorch refuses it. Ours would give a value (they compute out of place, as if
+    the source were cloned first); PyTorch refuses since it writes while it reads."""
+    if op_name in _UNCHECKED:
+        return
+    position, keyword = _VALUE_ARGUMENT.get(op_name, _NO_VALUE)
+    for i, arg in enumerate(args):
+        if i != position and isinstance(arg, _SOURCE_TYPES):
+            _check_source(tensor, op_name, arg, indices=i == 0 and op_name == "index_put_")
+    for key, arg in kwargs.items():
+        if key != keyword and isinstance(arg, _SOURCE_TYPES):
+            _check_source(tensor, op_name, arg, indices=key == "indices" and op_name == "index_put_")
+
+
+_NO_VALUE = (None, None)
+_SOURCE_TYPES = (Tensor, tuple, list)
+
+
+def _check_source(tensor: Tensor, op_name: str, arg, indices: bool) -> None:
+    for source in (arg,) if isinstance(arg, Tensor) else _tensors(arg):
+        if (indices and source.dtype is backend.bool_) or (op_name in _EXPANDED_FIRST and source.shape != tensor.shape):
+            continue
+        status = overlap_status(tensor, source)
+        if status == "partial" or (status == "full" and op_name in _ANY_OVERLAP):
+            raise RuntimeError(INPUT_OVERLAP_MESSAGE + _source_hint(op_name, tensor, source, status))
+
+
+def _tensors(arg):
+    if isinstance(arg, Tensor):
+        yield arg
+    elif isinstance(arg, (tuple, list)):
+        for item in arg:
+            yield from _tensors(item)
+
+
+def _source_hint(op_name: str, tensor: Tensor, source: Tensor, status: str) -> str:
+    if status == "full":
+        what = (f"{op_name} reads the very memory it writes (an argument of shape {tuple(source.shape)} is this tensor "
+                "or a view of the same elements); it writes other places than it reads, so PyTorch refuses even that")
+    else:
+        what = (f"{op_name} writes into this tensor of shape {tuple(tensor.shape)} while reading an argument of shape "
+                f"{tuple(source.shape)} that shares part of its memory (views of one base that overlap), so PyTorch's "
+                "result would depend on the order it writes in")
+    return f" [autograd_lab] {what}. Pass that argument as .clone(), or write into a clone of this tensor."
+
+
+def overlap_status(tensor: Tensor, other: Tensor) -> str | None:
+    """PyTorch's ``get_overlap_status``: ``'full'`` for the same tensor, or the same bytes laid out alike;
+    ``'partial'`` where they share other bytes; ``None`` where they share none, or where either is not laid out
+    densely without gaps (a strided slice, a broadcast, a negative step): PyTorch calls that "too hard" and does
+    not check it."""
+    if other is tensor:
+        return "full"
+    a, b = tensor._data, other._data
+    if a.__class__ is not b.__class__ or not backend.namespace_of(a).may_share_memory(a, b):  # (bounds only: fast)
+        return None
+    if not _dense(a) or not _dense(b):
+        return None
+    a_begin, b_begin = tensor.data_ptr(), other.data_ptr()
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if tensor.stride() == other.stride() else "partial"
+    return "partial" if a_begin < b_end and b_begin < a_end else None
+
+
+def _dense(array) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements fill a block of memory, each once (in some order
+    of the dims)."""
+    if array.flags.c_contiguous:
+        return True
+    expected = array.itemsize
+    for stride, n in sorted((stride, n) for stride, n in zip(array.strides, array.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
 _NDARRAY = backend.np.ndarray
 
 
@@ -186,7 +288,9 @@ def _run_inplace(self: Tensor, name: str, fn, args, kwargs) -> Tensor:
     check_inplace(self, name, tuple(args) + tuple(kwargs.values()))
     if self._base is not None and self._view_version != self._vc.value:
         self.grad_fn  # noqa: B018  (refresh a stale view's history before it becomes an edge)
-    commit(self, name, fn(self, *args, **kwargs))
+    result = fn(self, *args, **kwargs)
+    check_sources(self, name, args, kwargs)  # (after the op checked its arguments: PyTorch refuses wrong ones first)
+    commit(self, name, result)
     return self
 
 
@@ -338,6 +442,7 @@ def setitem(tensor: Tensor, key, value) -> None:
     basic = tuple(slice(None) if _is_advanced(k) else k for k in key)
     trivial = all(k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in basic)
     target = tensor if trivial else _basic(tensor, basic)
+    check_sources(target, "index_put_", (tuple(k for k in key if isinstance(k, Tensor)),), {})  # (rest holds arrays)
     rest = tuple(_to_array_index(k, xp) if _is_advanced(k) else (Ellipsis if k is Ellipsis else slice(None))
                  for k in key if not isinstance(k, int) or isinstance(k, bool))
     target.index_put_(rest, value)

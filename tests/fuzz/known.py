@@ -110,11 +110,11 @@ KNOWN: list[KnownDifference] = [
         explains=_one_raises("al", "PyTorch deprecates it there: it warns and writes")),
     KnownDifference(
         "an in-place op reading memory it writes", "not generated",
-        "a = M.arange(4.0); a[1:].add_(a[:3]): PyTorch refuses an operand that partly overlaps the written memory "
-        "(its kernels would read values they already wrote), except where the operand broadcasts: "
-        "t.add_(t[:, :1]) reads the first column as it is being written, so the result depends on the order of "
-        "the loop. autograd_lab computes the result out of place, then writes it: it allows both, with the "
-        "out-of-place result", "deliberate",
+        "t = M.arange(6.0).reshape(2, 3); t.add_(t[:, :1]): PyTorch refuses an operand that partly overlaps the "
+        "written memory (a[1:].add_(a[:3]); both libraries refuse it, ops/inplace.check_sources), but checks only "
+        "dense layouts: the broadcast column t[:, :1] is read as it is being written, so the result depends on the "
+        "order of its loop. autograd_lab computes the result out of place, then writes it: it allows it too, with "
+        "the out-of-place result", "deliberate",
         avoid=lambda gen, step, facts: step == "inplace" and _operand_shares_memory(gen, facts)),
     KnownDifference(
         "views made before an in-place write makes their base require grad", "not generated",
@@ -170,7 +170,7 @@ y.sum().backward()""",
     "masked_fill_ and index_put_ into expanded memory": f"""
 e = M.tensor([1.0, -2.0], {F64}).expand(3, 2)
 e.masked_fill_(e < 0, 0.25)""",
-    "an in-place op reading memory it writes": f"a = M.arange(4.0, {F64})\na[1:].add_(a[:3])",
+    "an in-place op reading memory it writes": f"t = M.arange(6.0, {F64}).reshape(2, 3)\nt.add_(t[:, :1])",
     "views made before an in-place write makes their base require grad": f"""
 c = M.ones((2, 1), {F64})
 v = c.squeeze()
