@@ -6,7 +6,15 @@ they compute what LAPACK computes, up to rounding (and give inf or nan where LAP
 
 from __future__ import annotations
 
+import math
+
 from .. import backend
+
+
+def _flat(a, tail: tuple):
+    """``a`` as one batch dim then ``tail``: ``reshape((-1,) + tail)`` reads no size from an empty ``a`` (a 0 x 0
+    matrix, or a batch of them), so the batch's size is counted here."""
+    return a.reshape((math.prod(a.shape[:a.ndim - len(tail)]),) + tail)
 
 
 def column_major(a):
@@ -35,7 +43,7 @@ def lu_factor_arrays(xp, A):
     completes there (that column is already zero below the diagonal), and ``U`` has a zero on its diagonal."""
     m, n = A.shape[-2:]
     k = min(m, n)
-    LU = A.reshape((-1, m, n)).copy()
+    LU = _flat(A, (m, n)).copy()
     pivots = xp.zeros((LU.shape[0], k), dtype=xp.int32)
     info = xp.zeros(LU.shape[0], dtype=xp.int32)
     every = xp.arange(LU.shape[0])
@@ -56,7 +64,7 @@ def lu_factor_arrays(xp, A):
 
 def permutation(xp, pivots, m: int, dtype):
     """The matrix P of the row swaps ``pivots`` (1-based), with ``A = P L U``: ``(P^T A)[i] = A[order[i]]``."""
-    flat = pivots.reshape((-1, pivots.shape[-1])).astype(xp.int64) - 1
+    flat = _flat(pivots, pivots.shape[-1:]).astype(xp.int64) - 1
     order = xp.broadcast_to(xp.arange(m), (flat.shape[0], m)).copy()
     every = xp.arange(flat.shape[0])
     for j in range(flat.shape[1]):
@@ -97,7 +105,7 @@ def cholesky_arrays(xp, A):
     order of the first leading minor that is not positive-definite; there that matrix's factorization stops (the
     diagonal element where it failed holds what would have had a square root taken, the later columns are 0)."""
     n = A.shape[-1]
-    flat = A.reshape((-1, n, n))
+    flat = _flat(A, (n, n))
     L = xp.zeros(flat.shape, dtype=A.dtype)
     info = xp.zeros(flat.shape[0], dtype=xp.int32)
     for j in range(n):

@@ -228,3 +228,30 @@ def test_results_are_laid_out_as_torch_lays_them_out(name):
     A, B = _matrices(rng, (2, 3, 3)), rng.standard_normal((2, 3, 2))
     ours, theirs = (_LAYOUTS[name](m, m.tensor(A), m.tensor(B)) for m in (al, torch))
     assert tuple(ours.stride()) == tuple(theirs.stride())
+
+
+_EMPTY = {  # functions of matrices with no elements (0 x 0, or a batch of them), each with its gradient
+    "det": lambda lib, A: lib.linalg.det(A),
+    "slogdet": lambda lib, A: lib.linalg.slogdet(A).logabsdet,
+    "logdet": lambda lib, A: lib.logdet(A),
+    "lu_factor": lambda lib, A: lib.linalg.lu_factor(A).LU,
+    "lu": lambda lib, A: lib.linalg.lu(A).U,
+    "lu_unpack": lambda lib, A: lib.lu_unpack(*lib.linalg.lu_factor_ex(A)[:2]).L,
+    "lu_solve": lambda lib, A: lib.linalg.lu_solve(*lib.linalg.lu_factor(A), A),
+    "cholesky": lambda lib, A: lib.linalg.cholesky(A),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 0, 0)])
+@pytest.mark.parametrize("name", sorted(_EMPTY))
+def test_matrices_with_no_elements_give_what_torch_gives(name, shape):
+    """A 0 x 0 matrix has determinant 1 and an empty LU; ``reshape((-1, 0, 0))`` cannot count such a batch."""
+    results = []
+    for lib in (al, torch):
+        A = lib.zeros(shape, dtype=lib.float64, requires_grad=True)
+        out = _EMPTY[name](lib, A)
+        (grad,) = (al if lib is al else torch).autograd.grad(out.sum(), A)
+        results.append((out.detach().numpy(), grad.numpy()))
+    for ours, theirs in zip(*results):
+        assert ours.shape == theirs.shape
+        np.testing.assert_array_equal(ours, theirs)
