@@ -37,6 +37,15 @@ def substitute(xp, A, B, upper: bool, unitriangular: bool):
     return X
 
 
+def _idamax(xp, columns):
+    """The row of each column's largest absolute value, the first of equal ones, as BLAS's ``idamax`` finds it: a NaN
+    is never larger than what came before it (every comparison with it is false), so it is the pivot only where it
+    comes first. (NumPy's ``argmax`` would take the first NaN anywhere.)"""
+    size = xp.abs(columns)
+    nan = xp.isnan(size)
+    return xp.where(nan[:, 0], 0, xp.argmax(xp.where(nan, -1, size), axis=1))
+
+
 def lu_factor_arrays(xp, A):
     """``(LU, pivots, info)`` of each matrix of ``A`` (m x n): Gaussian elimination with partial pivoting, as LAPACK's
     ``getrf``. ``info`` is the 1-based step of the first exactly zero pivot (0 if none): the factorization still
@@ -48,7 +57,7 @@ def lu_factor_arrays(xp, A):
     info = xp.zeros(LU.shape[0], dtype=xp.int32)
     every = xp.arange(LU.shape[0])
     for j in range(k):
-        p = j + xp.argmax(xp.abs(LU[:, j:, j]), axis=1)
+        p = j + _idamax(xp, LU[:, j:, j])
         pivots[:, j] = p + 1
         row = LU[every, j].copy()
         LU[every, j] = LU[every, p]

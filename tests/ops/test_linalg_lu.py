@@ -255,3 +255,28 @@ def test_matrices_with_no_elements_give_what_torch_gives(name, shape):
     for ours, theirs in zip(*results):
         assert ours.shape == theirs.shape
         np.testing.assert_array_equal(ours, theirs)
+
+
+NON_FINITE = [  # a NaN after the largest entry of its column, before it, first in it; an inf; both
+    [[0.2, 1.6], [-0.3, -0.1], [0.8, -0.6], [np.nan, 1.0]],
+    [[0.2, 1.6], [np.nan, -0.1], [0.8, -0.6]],
+    [[np.nan, 1.6, 0.5], [0.3, -0.1, 2.0], [0.8, -0.6, 1.0]],
+    [[0.2, -np.inf], [1.5, 1.5], [-2.0, -0.3], [-0.6, np.nan]],
+    [[1.0, 2.0, 3.0], [4.0, np.inf, 6.0], [7.0, 8.0, np.nan]],
+]
+
+
+@pytest.mark.parametrize("i", range(len(NON_FINITE)))
+def test_nan_and_inf_pivot_as_in_torch(i):
+    """BLAS's idamax never takes a NaN for the largest entry (a comparison with NaN is false) unless it comes first;
+    NumPy's argmax takes the first NaN anywhere, which changed the pivots and spread the NaN through LU."""
+    A = np.array(NON_FINITE[i])
+    for layout in (lambda x: x, lambda x: x.mT.contiguous().mT):
+        ours = al.linalg.lu_factor_ex(layout(al.tensor(A)))
+        theirs = torch.linalg.lu_factor_ex(layout(torch.tensor(A)))
+        np.testing.assert_allclose(ours.LU.numpy(), theirs.LU.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(ours.pivots.numpy(), theirs.pivots.numpy())
+        np.testing.assert_array_equal(ours.info.numpy(), theirs.info.numpy())
+        if A.shape[0] == A.shape[1]:
+            np.testing.assert_allclose(al.linalg.det(layout(al.tensor(A))).numpy(),
+                                       torch.linalg.det(layout(torch.tensor(A))).numpy(), rtol=1e-12)
