@@ -81,7 +81,11 @@ class LinalgDetBackward0(Op):
 
     def forward(xp, A):
         LU, pivots, diagonal, parity = _lu_det(xp, A)
-        return xp.asarray(xp.prod(diagonal, -1) * parity).astype(A.dtype, copy=False), LU, pivots
+        # inf * 0 = nan and overflow to inf, quietly, as in PyTorch (NumPy's prod warns from its own module, which
+        # the package's filter of its IEEE warnings does not cover)
+        with backend.np.errstate(invalid="ignore", over="ignore"):
+            det = xp.prod(diagonal, -1)
+        return xp.asarray(det * parity).astype(A.dtype, copy=False), LU, pivots
 
     def d_A(grads, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is (nearly) singular
         return _unsq2(grads[0]) * _cofactors(A, result)
@@ -135,7 +139,7 @@ class LinalgSlogdetBackward0(Op):
     def forward(xp, A):
         LU, pivots, diagonal, parity = _lu_det(xp, A)
         sign = xp.asarray(xp.prod(xp.sign(diagonal), -1) * parity).astype(A.dtype, copy=False)
-        with backend.np.errstate(divide="ignore"):  # (log 0 = -inf, for a singular matrix)
+        with backend.np.errstate(divide="ignore", invalid="ignore"):  # (log 0 = -inf, for a singular matrix; inf - inf)
             logabsdet = xp.asarray(xp.log(xp.abs(diagonal)).sum(-1)).astype(A.dtype, copy=False)
         return sign, logabsdet, LU, pivots
 
