@@ -292,3 +292,19 @@ def test_det_of_inf_and_huge_entries_is_quiet_as_in_torch(fn):
         theirs = getattr(torch.linalg, fn)(torch.tensor(A))
         for o, t in zip(*((x,) if fn == "det" else tuple(x) for x in (ours, theirs))):
             np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+def test_a_singular_lu_solves_to_the_infs_torch_gives(left, adjoint):
+    """LAPACK's getrs moves B's rows (laswp) where the permutation goes; a product with P put its zeros times an inf
+    in every row, so that the whole result read nan where torch has inf and nan in some rows only."""
+    A = np.array([[-1.0, 2.0, 0.0], [-2.0, -2.0, 0.0], [-2.0, 0.0, 0.0]])
+    B = np.array([[1.0, 1.0], [-2.0, -2.0], [2.0, -1.0]])
+    B = B if left else B.T
+    ours, theirs = (lib.linalg.lu_solve(*lib.linalg.lu_factor_ex(lib.tensor(A))[:2], lib.tensor(B), left=left,
+                                        adjoint=adjoint).numpy() for lib in (al, torch))
+    np.testing.assert_array_equal(ours, theirs)
+    singular = np.stack([np.eye(3), A])  # inv of a batch with a singular matrix: the same solve, of A X = I
+    np.testing.assert_array_equal(al.linalg.inv_ex(al.tensor(singular)).inverse.numpy(),
+                                  torch.linalg.inv_ex(torch.tensor(singular)).inverse.numpy())
