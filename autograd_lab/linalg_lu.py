@@ -27,6 +27,10 @@ LUResult = namedtuple("linalg_lu", ["P", "L", "U"])
 LUUnpackResult = namedtuple("lu_unpack", ["P", "L", "U"])
 
 
+_PIVOTS_HINT = ("pivots are 1-based row numbers (pivots[i] is the row swapped with row i + 1), each from 1 to the "
+                "number of rows: a 0 or a negative one would read a row from the end")
+
+
 def _floating(kernel: str, A) -> None:
     """PyTorch's NotImplementedError for a dtype its LAPACK kernel does not take (integers, half precision)."""
     if not A.dtype.is_floating_point or A.dtype.itemsize < 4:
@@ -142,6 +146,12 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if tuple(pivots.shape) != tuple(LU.shape[:-1]):
         raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
                            f"with shape {list(pivots.shape)} instead")
+    if bool((pivots._data < 1).any()):
+        raise RuntimeError("Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the "
+                           f"result of lu_factor? [autograd_lab] {_PIVOTS_HINT}")
+    if bool((pivots._data > LU.shape[-2]).any()):
+        raise RuntimeError("Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass "
+                           f"the result of lu_factor? [autograd_lab] {_PIVOTS_HINT}")
     return _lu.LinalgLuSolveBackward0.apply(LU, B, pivots=pivots, left=left, adjoint=adjoint)
 
 
@@ -154,6 +164,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype. "
                            "[autograd_lab] pass the pivots lu_factor returned, as they are")
     _floating("lu_unpack", LU_data)
+    if unpack_pivots and bool(((LU_pivots._data < 1) | (LU_pivots._data > LU_data.shape[-2])).any()):
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly "
+                           f"pass the result of lu_factor? [autograd_lab] {_PIVOTS_HINT}")
     return LUUnpackResult(*_lu.LuUnpackBackward0.apply(LU_data, LU_pivots=LU_pivots, unpack_data=unpack_data,
                                                        unpack_pivots=unpack_pivots))
 

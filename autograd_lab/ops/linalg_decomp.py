@@ -81,22 +81,47 @@ class LinalgDetBackward0(Op):
 
     def forward(xp, A):
         LU, pivots, diagonal, parity = _lu_det(xp, A)
-        return xp.asarray(xp.prod(diagonal, -1) * parity).astype(A.dtype, copy=False), LU, pivots
+        # inf * 0 = nan and overflow to inf, quietly, as in PyTorch (NumPy's prod warns from its own module, which
+        # the package's filter of its IEEE warnings does not cover)
+        with backend.np.errstate(invalid="ignore", over="ignore"):
+            det = xp.prod(diagonal, -1)
+        return xp.asarray(det * parity).astype(A.dtype, copy=False), LU, pivots
 
-    def d_A(grads, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is singular
+    def d_A(grads, A, result):  # the cofactor matrix det(A) A^-T; from the SVD where a matrix is (nearly) singular
         return _unsq2(grads[0]) * _cofactors(A, result)
 
     def f_A(tangent, A, result):  # d det = sum(cofactors * dA) = det * trace(A^-1 dA)
-        if F.any_true(result == 0):
+        if F.any_true(_singular(result)):
             return F.sum(_cofactors(A, result) * tangent, (-2, -1)), None, None
         return result * _trace(F.solve(A, tangent)), None, None
 
 
+def _singular(result):
+    """Where ``|det(A)| < 100 eps``, PyTorch's test (``linalg_det_backward``) for the matrices whose cofactors it
+    takes from the SVD: the determinant the LU gives a singular matrix is often rounding noise, not 0, and A^-1
+    then overflows (a constant mask, an array)."""
+    data = F.array_of(result)
+    return F.abs(data) < 100 * backend.np.finfo(data.dtype).eps
+
+
 def _cofactors(A, result):
-    """The matrix of cofactors of each matrix, ``det(A) A^-T``; where one is singular, from its SVD ``U S Vh``:
-    ``det(U) det(Vh) U diag(prod of the other singular values) Vh`` (as PyTorch computes it under create_graph)."""
-    if not F.any_true(result == 0):
+    """The matrix of cofactors of each matrix, ``det(A) A^-T``; where one is (nearly) singular, from its SVD
+    ``U S Vh``: ``det(U) det(Vh) U diag(prod of the other singular values) Vh`` (as PyTorch computes it under
+    create_graph). In a batch with both kinds each formula runs on its own matrices, the others replaced by a
+    constant (the lower triangle of ones: invertible, distinct singular values), so that neither formula's inf or
+    nan (A^-1 of a singular A, the SVD's derivative at repeated singular values) reaches the other's matrices, even
+    in a second derivative (as PyTorch's ``masked_fmap`` does)."""
+    singular = _singular(result)
+    if not F.any_true(singular):
         return _unsq2(result) * _mT(F.inv(A))
+    if F.any_true(~singular):
+        mask, other = singular[..., None, None], F.tril(F.ones_like(A))
+        return F.where(mask, _svd_cofactors(F.where(mask, A, other)),
+                       _unsq2(result) * _mT(F.inv(F.where(mask, other, A))))
+    return _svd_cofactors(A)
+
+
+def _svd_cofactors(A):
     U, S, Vh = F.call(LinalgSvdBackward0, A, full_matrices=False)
     square = F.unsqueeze(S, -2) + F.zeros_like(F.unsqueeze(S, -1))
     others = F.prod(F.where(F.eye_like(square) == 1, 1.0, square), -1)
@@ -114,7 +139,7 @@ class LinalgSlogdetBackward0(Op):
     def forward(xp, A):
         LU, pivots, diagonal, parity = _lu_det(xp, A)
         sign = xp.asarray(xp.prod(xp.sign(diagonal), -1) * parity).astype(A.dtype, copy=False)
-        with backend.np.errstate(divide="ignore"):  # (log 0 = -inf, for a singular matrix)
+        with backend.np.errstate(divide="ignore", invalid="ignore"):  # (log 0 = -inf, for a singular matrix; inf - inf)
             logabsdet = xp.asarray(xp.log(xp.abs(diagonal)).sum(-1)).astype(A.dtype, copy=False)
         return sign, logabsdet, LU, pivots
 

@@ -228,3 +228,83 @@ def test_results_are_laid_out_as_torch_lays_them_out(name):
     A, B = _matrices(rng, (2, 3, 3)), rng.standard_normal((2, 3, 2))
     ours, theirs = (_LAYOUTS[name](m, m.tensor(A), m.tensor(B)) for m in (al, torch))
     assert tuple(ours.stride()) == tuple(theirs.stride())
+
+
+_EMPTY = {  # functions of matrices with no elements (0 x 0, or a batch of them), each with its gradient
+    "det": lambda lib, A: lib.linalg.det(A),
+    "slogdet": lambda lib, A: lib.linalg.slogdet(A).logabsdet,
+    "logdet": lambda lib, A: lib.logdet(A),
+    "lu_factor": lambda lib, A: lib.linalg.lu_factor(A).LU,
+    "lu": lambda lib, A: lib.linalg.lu(A).U,
+    "lu_unpack": lambda lib, A: lib.lu_unpack(*lib.linalg.lu_factor_ex(A)[:2]).L,
+    "lu_solve": lambda lib, A: lib.linalg.lu_solve(*lib.linalg.lu_factor(A), A),
+    "cholesky": lambda lib, A: lib.linalg.cholesky(A),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 0, 0)])
+@pytest.mark.parametrize("name", sorted(_EMPTY))
+def test_matrices_with_no_elements_give_what_torch_gives(name, shape):
+    """A 0 x 0 matrix has determinant 1 and an empty LU; ``reshape((-1, 0, 0))`` cannot count such a batch."""
+    results = []
+    for lib in (al, torch):
+        A = lib.zeros(shape, dtype=lib.float64, requires_grad=True)
+        out = _EMPTY[name](lib, A)
+        (grad,) = (al if lib is al else torch).autograd.grad(out.sum(), A)
+        results.append((out.detach().numpy(), grad.numpy()))
+    for ours, theirs in zip(*results):
+        assert ours.shape == theirs.shape
+        np.testing.assert_array_equal(ours, theirs)
+
+
+NON_FINITE = [  # a NaN after the largest entry of its column, before it, first in it; an inf; both
+    [[0.2, 1.6], [-0.3, -0.1], [0.8, -0.6], [np.nan, 1.0]],
+    [[0.2, 1.6], [np.nan, -0.1], [0.8, -0.6]],
+    [[np.nan, 1.6, 0.5], [0.3, -0.1, 2.0], [0.8, -0.6, 1.0]],
+    [[0.2, -np.inf], [1.5, 1.5], [-2.0, -0.3], [-0.6, np.nan]],
+    [[1.0, 2.0, 3.0], [4.0, np.inf, 6.0], [7.0, 8.0, np.nan]],
+]
+
+
+@pytest.mark.parametrize("i", range(len(NON_FINITE)))
+def test_nan_and_inf_pivot_as_in_torch(i):
+    """BLAS's idamax never takes a NaN for the largest entry (a comparison with NaN is false) unless it comes first;
+    NumPy's argmax takes the first NaN anywhere, which changed the pivots and spread the NaN through LU."""
+    A = np.array(NON_FINITE[i])
+    for layout in (lambda x: x, lambda x: x.mT.contiguous().mT):
+        ours = al.linalg.lu_factor_ex(layout(al.tensor(A)))
+        theirs = torch.linalg.lu_factor_ex(layout(torch.tensor(A)))
+        np.testing.assert_allclose(ours.LU.numpy(), theirs.LU.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(ours.pivots.numpy(), theirs.pivots.numpy())
+        np.testing.assert_array_equal(ours.info.numpy(), theirs.info.numpy())
+        if A.shape[0] == A.shape[1]:
+            np.testing.assert_allclose(al.linalg.det(layout(al.tensor(A))).numpy(),
+                                       torch.linalg.det(layout(torch.tensor(A))).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["det", "slogdet"])
+def test_det_of_inf_and_huge_entries_is_quiet_as_in_torch(fn):
+    """inf * 0 and an overflowing product give nan and inf without NumPy's RuntimeWarning (torch says nothing)."""
+    for A in ([[np.inf, 1.0], [0.0, 0.0]], [[np.inf, 0.0], [0.0, -np.inf]], np.diag([1e200, 1e200])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ours = getattr(al.linalg, fn)(al.tensor(A))
+        theirs = getattr(torch.linalg, fn)(torch.tensor(A))
+        for o, t in zip(*((x,) if fn == "det" else tuple(x) for x in (ours, theirs))):
+            np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+def test_a_singular_lu_solves_to_the_infs_torch_gives(left, adjoint):
+    """LAPACK's getrs moves B's rows (laswp) where the permutation goes; a product with P put its zeros times an inf
+    in every row, so that the whole result read nan where torch has inf and nan in some rows only."""
+    A = np.array([[-1.0, 2.0, 0.0], [-2.0, -2.0, 0.0], [-2.0, 0.0, 0.0]])
+    B = np.array([[1.0, 1.0], [-2.0, -2.0], [2.0, -1.0]])
+    B = B if left else B.T
+    ours, theirs = (lib.linalg.lu_solve(*lib.linalg.lu_factor_ex(lib.tensor(A))[:2], lib.tensor(B), left=left,
+                                        adjoint=adjoint).numpy() for lib in (al, torch))
+    np.testing.assert_array_equal(ours, theirs)
+    singular = np.stack([np.eye(3), A])  # inv of a batch with a singular matrix: the same solve, of A X = I
+    np.testing.assert_array_equal(al.linalg.inv_ex(al.tensor(singular)).inverse.numpy(),
+                                  torch.linalg.inv_ex(torch.tensor(singular)).inverse.numpy())

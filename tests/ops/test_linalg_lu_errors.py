@@ -55,7 +55,26 @@ CASES = {
                                                         lib.ones(4, 3, 2)),
     "lu_unpack_vector": lambda lib: lib.lu_unpack(lib.ones(3), _factors(lib)[1]),
     "lu_unpack_pivots_dtype": lambda lib: lib.lu_unpack(_factors(lib)[0], _factors(lib)[1].long()),
+    # pivots out of 1..m: a 0 or a negative one read a row from the end, silently (and one past m, an IndexError)
+    "lu_solve_pivot_zero": lambda lib: lib.linalg.lu_solve(_factors(lib)[0], _pivots(lib, [0, 2, 3]), lib.ones(3, 2)),
+    "lu_solve_pivot_negative": lambda lib: lib.linalg.lu_solve(_factors(lib)[0], _pivots(lib, [-1, 2, 3]),
+                                                               lib.ones(2, 3), left=False),
+    "lu_solve_pivot_too_big": lambda lib: lib.linalg.lu_solve(_factors(lib)[0], _pivots(lib, [4, 2, 3]), lib.ones(3, 2)),
+    "lu_unpack_pivot_zero": lambda lib: lib.lu_unpack(_factors(lib)[0], _pivots(lib, [0, 2, 3])),
+    "lu_unpack_pivot_negative": lambda lib: lib.lu_unpack(_factors(lib)[0], _pivots(lib, [2, -2, 3])),
+    "lu_unpack_pivot_too_big": lambda lib: lib.lu_unpack(lib.ones(3, 2), _pivots(lib, [3, 4])),
 }
+
+
+def _pivots(lib, values):
+    return lib.tensor(values, dtype=lib.int32)
+
+
+def test_lu_unpack_reads_no_pivots_with_unpack_pivots_false():
+    """As torch: the pivots are only checked when P is made."""
+    for lib in (al, torch):
+        P, L, U = lib.lu_unpack(_factors(lib)[0], _pivots(lib, [0, 2, 3]), unpack_pivots=False)
+        assert P.numel() == 0 and tuple(L.shape) == (3, 3)
 
 
 def _error(fn, lib):
