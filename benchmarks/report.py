@@ -140,8 +140,10 @@ def render_markdown(report: dict) -> str:
         f"round, interleaved; Python {m['python']}, " + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v) + ".",
         "Values are medians; ratios are medians of same-round ratios. `python -m benchmarks` regenerates this file.",
     ]
-    for update in m.get("updated", []):
-        lines.append(f"Rerun on {update['date']} (load {_load(update['load_start'])}): {', '.join(update['cases'])}.")
+    for update in m.get("updated", []):  # (a rerun on another machine says which: its rows are that machine's)
+        where = f" on {update['cpu']} ({update['cpus']} CPUs)" if update.get("cpu", m["cpu"]) != m["cpu"] else ""
+        lines.append(f"Rerun on {update['date']}{where} (load {_load(update['load_start'])}): "
+                     f"{', '.join(update['cases'])}.")
     lines += [
         "",
         "| " + " | ".join(header) + " |",

@@ -217,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         results = sorted([r for r in previous["results"] if r["name"] not in fresh] + results,
                          key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
         info = dict(previous["machine"], updated=previous["machine"].get("updated", []) + [
-            {"date": info["date"], "cases": sorted(fresh), "load_start": info["load_start"]}])
+            {"date": info["date"], "cases": sorted(fresh), "load_start": info["load_start"], "cpu": info["cpu"],
+             "cpus": info["cpus"]}])
     report = {"machine": info, "libs": libs, "results": results, "targets": target_lines(results)}
 
     out.mkdir(parents=True, exist_ok=True)
