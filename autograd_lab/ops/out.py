@@ -11,7 +11,13 @@ PyTorch's rules, with its messages:
   ``out`` of the result's dtype exactly;
 * an ``out`` of another shape is resized (it gets new memory of the right shape), with PyTorch's
   deprecation warning when it had elements; factories (``zeros``, ``ones``, ``arange``) take ``out``'s
-  dtype when none is given.
+  dtype when none is given;
+* ``out`` sharing memory with an input is refused with PyTorch's overlap error ("unsupported operation: some
+  elements of the input tensor and the written-to tensor refer to a single memory location..."), where PyTorch
+  checks it (``_check_overlap``): the elementwise ops refuse a partial overlap (``out`` the input itself, or the
+  same elements laid out alike, is fine), ``cat``/``stack`` any overlap; the reductions and matrix products do
+  not check (PyTorch then gives whatever its kernel writes; ours compute out of place, as if the input were
+  cloned). Layouts PyTorch does not check (not dense: strided slices, broadcasts) are allowed, as there.
 
 Writing into ``out`` is an in-place write: it bumps ``out``'s version, as PyTorch's does, and obeys the
 in-place rules (no writes into inference tensors outside inference mode, nor into expanded memory).
@@ -52,6 +58,7 @@ def write_out(name: str, fn, out, *args, exact_dtype: bool = False, **kwargs) ->
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _gm._state.grad_enabled and (out.requires_grad or _requires_grad(args) or _requires_grad(kwargs.values())):
         raise _grad_error(name)
+    _check_overlap(name, out, args, kwargs)  # (before out is resized or the result cast)
     with _gm.no_grad():
         result = fn(*args, **kwargs)
     if exact_dtype and result.dtype is not out.dtype:
@@ -64,6 +71,35 @@ def write_out(name: str, fn, out, *args, exact_dtype: bool = False, **kwargs) ->
                     f"{name}(out=...) computes {result.dtype!r} values, which an out of {out.dtype!r} cannot hold: "
                     f"give an out of {result.dtype!r}")
     return _write(out, result, name, warn=True)
+
+
+_UNCHECKED = frozenset({"sum", "mean", "mm", "bmm", "matmul"})  # (PyTorch's kernels do not check)
+_ANY_OVERLAP = frozenset({"cat", "stack"})  # (``assert_no_overlap``: even out being the input is refused)
+
+
+def _check_overlap(name: str, out: Tensor, args, kwargs) -> None:
+    """PyTorch's overlap error where an input of ``name(..., out=out)`` shares memory with ``out`` as PyTorch
+    refuses: partial overlap (``assert_no_partial_overlap``), or any for ``cat``/``stack``."""
+    if name in _UNCHECKED:
+        return
+    from .inplace import INPUT_OVERLAP_MESSAGE, _tensors, overlap_status  # (inplace imports the op families)
+    for arg in (*args, *kwargs.values()):
+        for source in _tensors(arg):
+            status = overlap_status(out, source)
+            if status == "partial" or (status == "full" and name in _ANY_OVERLAP):
+                raise RuntimeError(INPUT_OVERLAP_MESSAGE + _overlap_hint(name, out, source, status))
+
+
+def _overlap_hint(name: str, out: Tensor, source: Tensor, status: str) -> str:
+    if status == "full":
+        what = (f"{name}(out=...) was given an input of shape {tuple(source.shape)} that is out itself, or a view "
+                f"of the same elements; {name} refuses any overlap between out and its inputs")
+    else:
+        what = (f"{name}(out=...) would write into out of shape {tuple(out.shape)} while reading an input of shape "
+                f"{tuple(source.shape)} that shares part of its memory (views of one base that overlap), so "
+                "PyTorch's result would depend on the order it writes in")
+    return (f" [autograd_lab] {what}. Pass that input as .clone(), or give an out that shares no memory with the "
+            "inputs.")
 
 
 def factory_out(name: str, out, make, dtype, device, requires_grad: bool) -> Tensor:
