@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from ._args import checked
-from .nn_conv import ConvolutionBackward0, _batched, _transposed_size, _tuple
+from .nn_conv import ConvolutionBackward0, _batched, _check_empty, _transposed_size, _tuple
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
@@ -72,7 +72,7 @@ def _transposed_convolution(input, weight, bias, stride, padding, output_padding
     kernel = tuple(weight.shape[2:])
     pads = tuple(p for pad in padding for p in (pad, pad))
     size = _transposed_size(x.shape[2:], kernel, stride, pads, dilation, output_padding)
-    if min(size) <= 0:
+    if min(size) < 0 or (min(size) == 0 and x.shape[0]):  # (an empty batch gives an empty output, as in PyTorch)
         raise RuntimeError(f"{op}: Given input size: ({' x '.join(map(str, x.shape[2:]))}). Calculated output size: "
                            f"({' x '.join(map(str, size))}). Output size is too small [autograd_lab] the padding "
                            f"{list(padding)} takes off more than the kernel adds: use less padding")
@@ -80,6 +80,7 @@ def _transposed_convolution(input, weight, bias, stride, padding, output_padding
         if other is not None and other.dtype is not x.dtype:
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
                                f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
+    _check_empty(x, spatial)
     out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, transposed=True,
                                      output_padding=output_padding, groups=groups,
                                      bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
