@@ -66,6 +66,13 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
                            f"got:{list(input.shape)}")
+    if 0 in input.shape[-2:]:  # (only the batch may be empty; with indices, PyTorch checks it as max_pool2d does)
+        shape = list(input.shape[:-1]) + [1, input.shape[-1]]
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+                           f"{shape}" if return_indices else f"{op}: Expected 2D or 3D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got:{list(input.shape)}")
+    if not return_indices and input._data.dtype.kind in "iub":
+        raise no_kernel(f"{op}_impl", input.dtype, f"{op} is for floating-point tensors: convert first, e.g. x.float()")
     kernel = _one_int(kernel_size, "kernel_size", op, words="an int, list of ints or tuple of ints")
     stride = _one_int(stride, "stride", op, allow_none=True)
     stride = kernel if stride is None else stride
@@ -165,6 +172,14 @@ class AdaptiveMaxPool2DBackwardBackward0(Op):
     jvp = LINEAR
 
 
+def _non_empty(input: Tensor, op: str) -> None:
+    """PyTorch's check that every dim after the first is non-empty (an unbatched input's channels included)."""
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {dim} being empty")
+
+
 @checked
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """The maximum over an ``output_size`` grid of windows that tile each image (sizes may differ by one; ``None``
@@ -172,10 +187,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     op = "adaptive_max_pool2d"
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
-    for dim in range(input.ndim - 2, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
-                               f"sizes {list(input.shape)} with dimension {dim} being empty")
+    _non_empty(input, op)
     if input._data.dtype.kind in "iub":
         raise no_kernel(op, input.dtype, f"{op} is for floating-point tensors: convert first, e.g. x.float()")
     sizes = (output_size, output_size) if isinstance(output_size, int) or output_size is None else tuple(output_size)
@@ -196,6 +208,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
     """The maximum over ``output_size`` windows that tile each sequence, as ``F.adaptive_max_pool1d``."""
     _sequence_dims(input, "adaptive_max_pool1d")
+    _non_empty(input, "adaptive_max_pool1d")
     size = _argument_int(output_size, "output_size", "adaptive_max_pool1d")
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices=True)
     values = values.squeeze(-2)
