@@ -18,7 +18,7 @@ from ._args import checked
 from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .nn_conv import _pair
-from .nn_pool import _flat, _max_pool_grad, _planes, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .nn_pool import _flat, _last_nan, _max_pool_grad, _planes, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from .pointwise import relu
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -133,14 +133,15 @@ def _adaptive_positions(xp, size: int, out: int):
 
 
 def _adaptive_max_indices(xp, x, output_size):
-    """Flat (row * W + column) index of each adaptive window's maximum, the first maximum on ties (a NaN wins)."""
+    """Flat (row * W + column) index of each adaptive window's maximum, the first maximum on ties (the last NaN wins,
+    as in PyTorch: a repeated position names the same element)."""
     n, c, h, w = x.shape
     rows = _adaptive_positions(xp, h, output_size[0])  # (oH, kH)
     cols = _adaptive_positions(xp, w, output_size[1])  # (oW, kW)
     flat = (rows[:, None, :, None] * w + cols[None, :, None, :]).reshape(
         output_size[0], output_size[1], rows.shape[1] * cols.shape[1])  # (oH, oW, kH * kW)
     windows = xp.take(_flat(x, n, c), flat, axis=2)  # (N, C, oH, oW, kH * kW)
-    best = xp.argmax(windows, axis=-1)
+    best = _last_nan(xp, windows, windows.ndim - 1)
     return xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best[..., None], axis=-1)[..., 0].astype(xp.int64)
 
 

@@ -242,6 +242,30 @@ def test_an_empty_batch_or_unbatched_input_with_no_channels_is_pooled_as_in_torc
         assert [tuple(t.shape) for t in call(al)] == [tuple(t.shape) for t in call(torch)]
 
 
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.nn.functional.max_pool1d(x[:, :, 0], 2, 1, 1, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool2d(x, 2, 2, 1, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, dilation=(2, 1), ceil_mode=True, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool2d(x, 3, 1, 1, return_indices=True),
+    lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (2, 3), return_indices=True),
+    lambda m, x: m.nn.functional.adaptive_max_pool1d(x[:, :, 1], 2, return_indices=True),
+])
+def test_max_pools_name_the_element_torch_names_among_minus_infinities_padding_and_nans(call):
+    """A window whose elements inside the input are all -inf names the first of them, never a padded position (it
+    named -3, or an element outside the window); of several NaNs, the last wins. The gradient goes there too."""
+    x = np.full((2, 2, 5, 4), -np.inf)
+    x[0, 0, 1, 1], x[0, 1, 2] = 1.0, np.nan
+    x[1, 0, :, 1:3] = np.nan
+    x[1, 1] = np.arange(20.0).reshape(5, 4)
+    ours, theirs = al.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    (v, i), (tv, ti) = call(al, ours), call(torch, theirs)
+    np.testing.assert_array_equal(i.numpy(), ti.numpy())
+    g = np.arange(float(tv.numel())).reshape(tuple(tv.shape))
+    v.backward(al.tensor(g))
+    tv.backward(torch.tensor(g))
+    np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+
+
 def test_max_unpool2d_names_an_index_outside_the_output():
     for lib in (al, torch):  # (PyTorch's kernel may name another of the indices that do not fit)
         with pytest.raises(RuntimeError, match=r"Found an invalid max index: 1\d \(output volumes are of size 4x4\)"):
