@@ -262,6 +262,14 @@ def _batched(input: Tensor, op: str, spatial: int = 2) -> tuple[Tensor, bool]:
     return input, False
 
 
+def _check_empty(x: Tensor, spatial: int) -> None:
+    """PyTorch convolves an empty (N, C, ...) input only where the batch or the channels are what is empty; an empty
+    spatial dim is an error (a 1-D input named as the 2-D one it is computed as)."""
+    if x.shape[0] and x.shape[1] and 0 in x.shape[2:]:
+        shape = list(x.shape) if spatial > 1 else [*x.shape[:2], 1, x.shape[2]]
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shape}")
+
+
 def _tuple(value, n: int, name: str, op: str) -> tuple:
     """An int or ``n`` ints as a tuple of ``n`` ints."""
     if n == 2:
@@ -350,6 +358,7 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str
         if other is not None and other.dtype is not x.dtype:
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
                                f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
+    _check_empty(x, spatial)
     out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, transposed=False,
                                      output_padding=(0,) * spatial, groups=groups,
                                      bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))

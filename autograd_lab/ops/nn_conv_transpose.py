@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from ._args import checked
-from .nn_conv import ConvolutionBackward0, _batched, _transposed_size, _tuple
+from .nn_conv import ConvolutionBackward0, _batched, _check_empty, _transposed_size, _tuple
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
@@ -72,14 +72,18 @@ def _transposed_convolution(input, weight, bias, stride, padding, output_padding
     kernel = tuple(weight.shape[2:])
     pads = tuple(p for pad in padding for p in (pad, pad))
     size = _transposed_size(x.shape[2:], kernel, stride, pads, dilation, output_padding)
-    if min(size) <= 0:
-        raise RuntimeError(f"{op}: Given input size: ({' x '.join(map(str, x.shape[2:]))}). Calculated output size: "
-                           f"({' x '.join(map(str, size))}). Output size is too small [autograd_lab] the padding "
-                           f"{list(padding)} takes off more than the kernel adds: use less padding")
+    if min(size) < 0 or (min(size) == 0 and x.shape[0]):  # (an empty batch gives an empty output, as in PyTorch)
+        given, told = tuple(x.shape[2:]), size
+        if spatial == 1:  # (PyTorch computes 1-D as 2-D over a height of 1, and says so)
+            given, told = (1,) + given, (1,) + told
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, given))}). Calculated output size per "
+                           f"channel: ({' x '.join(map(str, told))}). Output size is too small [autograd_lab] {op}: the "
+                           f"padding {list(padding)} takes off more than the kernel adds: use less padding")
     for other, role in ((weight, "weight"), (bias, "bias")):
         if other is not None and other.dtype is not x.dtype:
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
                                f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
+    _check_empty(x, spatial)
     out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, transposed=True,
                                      output_padding=output_padding, groups=groups,
                                      bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
@@ -96,7 +100,10 @@ def _check_settings(op: str, stride, padding, output_padding, dilation, groups) 
         raise RuntimeError(f"negative output_padding is not supported [autograd_lab] {op} got "
                            f"output_padding={list(output_padding)}")
     if min(dilation) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero [autograd_lab] {op} got dilation={list(dilation)}")
+        dims = (1,) * (2 - len(dilation)) + tuple(dilation)  # (1-D: a height of 1)
+        names = ("depth", "height", "width")[-len(dims):]
+        told = ", ".join(f"dilation_{name}: {d}" for name, d in zip(names, dims))
+        raise RuntimeError(f"dilation should be greater than zero, but got {told}")
     if groups <= 0:
         raise RuntimeError(f"non-positive groups is not supported [autograd_lab] {op} got groups={groups}")
     if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):

@@ -87,13 +87,33 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
     jvp = LINEAR
 
 
+def _last_nan(xp, values, axis: int):
+    """The position along ``axis`` of the first maximum, or of the last NaN where there is one: PyTorch's kernels
+    take a value that is greater, or NaN, so a later NaN replaces an earlier one."""
+    best = xp.argmax(values, axis=axis)
+    if values.dtype.kind != "f":
+        return best
+    nan = xp.isnan(values)
+    if not nan.any():
+        return best
+    last = values.shape[axis] - 1 - xp.argmax(xp.flip(nan, axis=axis), axis=axis)
+    return xp.where(nan.any(axis=axis), last, best)
+
+
 def _max_pool_indices(xp, x, kernel, stride, padding, dilation, ceil_mode):
-    """Flat (row * W + column) index in the input of each window's maximum, first maximum on ties."""
+    """Flat (row * W + column) index in the input of each window's maximum, first maximum on ties (last NaN)."""
     n, c, h, w = x.shape
     out, pads = _pool_geometry((h, w), kernel, stride, padding, dilation, ceil_mode, "max_pool2d")
     fill = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
     win = _windows(xp, _pad(xp, x, pads, fill), kernel, stride, dilation, out)
-    best = xp.argmax(win.reshape(n, c, kernel[0] * kernel[1], out[0], out[1]), axis=2)
+    best = _last_nan(xp, win.reshape(n, c, kernel[0] * kernel[1], out[0], out[1]), 2)
+    if any(pads):  # a padded position wins only where all of the window inside the input is ``fill`` (-inf, say):
+        offsets = xp.arange(kernel[0] * kernel[1]).reshape(-1, 1, 1)  # PyTorch then names the first one inside
+        rows = xp.arange(out[0]).reshape(1, -1, 1) * stride[0] - padding[0] + (offsets // kernel[1]) * dilation[0]
+        cols = xp.arange(out[1]).reshape(1, 1, -1) * stride[1] - padding[1] + (offsets % kernel[1]) * dilation[1]
+        inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)  # (kH * kW, oH, oW)
+        best = xp.where(xp.take_along_axis(inside[None, None], best[:, :, None], axis=2)[:, :, 0], best,
+                        xp.argmax(inside, axis=0))
     row = xp.arange(out[0]).reshape(-1, 1) * stride[0] - padding[0] + (best // kernel[1]) * dilation[0]
     col = xp.arange(out[1]).reshape(1, -1) * stride[1] - padding[1] + (best % kernel[1]) * dilation[1]
     return (row * w + col).astype(xp.int64)

@@ -18,7 +18,7 @@ from ._args import checked
 from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .nn_conv import _pair
-from .nn_pool import _flat, _max_pool_grad, _planes, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .nn_pool import _flat, _last_nan, _max_pool_grad, _planes, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from .pointwise import relu
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -66,6 +66,13 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
                            f"got:{list(input.shape)}")
+    if 0 in input.shape[-2:]:  # (only the batch may be empty; with indices, PyTorch checks it as max_pool2d does)
+        shape = list(input.shape[:-1]) + [1, input.shape[-1]]
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+                           f"{shape}" if return_indices else f"{op}: Expected 2D or 3D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got:{list(input.shape)}")
+    if not return_indices and input._data.dtype.kind in "iub":
+        raise no_kernel(f"{op}_impl", input.dtype, f"{op} is for floating-point tensors: convert first, e.g. x.float()")
     kernel = _one_int(kernel_size, "kernel_size", op, words="an int, list of ints or tuple of ints")
     stride = _one_int(stride, "stride", op, allow_none=True)
     stride = kernel if stride is None else stride
@@ -126,14 +133,15 @@ def _adaptive_positions(xp, size: int, out: int):
 
 
 def _adaptive_max_indices(xp, x, output_size):
-    """Flat (row * W + column) index of each adaptive window's maximum, the first maximum on ties (a NaN wins)."""
+    """Flat (row * W + column) index of each adaptive window's maximum, the first maximum on ties (the last NaN wins,
+    as in PyTorch: a repeated position names the same element)."""
     n, c, h, w = x.shape
     rows = _adaptive_positions(xp, h, output_size[0])  # (oH, kH)
     cols = _adaptive_positions(xp, w, output_size[1])  # (oW, kW)
     flat = (rows[:, None, :, None] * w + cols[None, :, None, :]).reshape(
         output_size[0], output_size[1], rows.shape[1] * cols.shape[1])  # (oH, oW, kH * kW)
     windows = xp.take(_flat(x, n, c), flat, axis=2)  # (N, C, oH, oW, kH * kW)
-    best = xp.argmax(windows, axis=-1)
+    best = _last_nan(xp, windows, windows.ndim - 1)
     return xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best[..., None], axis=-1)[..., 0].astype(xp.int64)
 
 
@@ -165,6 +173,14 @@ class AdaptiveMaxPool2DBackwardBackward0(Op):
     jvp = LINEAR
 
 
+def _non_empty(input: Tensor, op: str) -> None:
+    """PyTorch's check that every dim after the first is non-empty (an unbatched input's channels included)."""
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {dim} being empty")
+
+
 @checked
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """The maximum over an ``output_size`` grid of windows that tile each image (sizes may differ by one; ``None``
@@ -172,10 +188,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     op = "adaptive_max_pool2d"
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
-    for dim in range(input.ndim - 2, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
-                               f"sizes {list(input.shape)} with dimension {dim} being empty")
+    _non_empty(input, op)
     if input._data.dtype.kind in "iub":
         raise no_kernel(op, input.dtype, f"{op} is for floating-point tensors: convert first, e.g. x.float()")
     sizes = (output_size, output_size) if isinstance(output_size, int) or output_size is None else tuple(output_size)
@@ -196,6 +209,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
     """The maximum over ``output_size`` windows that tile each sequence, as ``F.adaptive_max_pool1d``."""
     _sequence_dims(input, "adaptive_max_pool1d")
+    _non_empty(input, "adaptive_max_pool1d")
     size = _argument_int(output_size, "output_size", "adaptive_max_pool1d")
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices=True)
     values = values.squeeze(-2)

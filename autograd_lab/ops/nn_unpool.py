@@ -12,6 +12,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
+from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .nn_conv import _pair
 from .scatter_gather import GatherBackward0
@@ -69,6 +70,9 @@ def _unpool(input: Tensor, indices: Tensor, size: tuple) -> Tensor:
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.ndim} "
                            "dimensions.")
+    if input._data.dtype.kind in "iub":
+        raise no_kernel("max_unpool2d", input.dtype, "max_unpool is for floating-point tensors: convert first, e.g. "
+                        "x.float()")
     if indices.dtype is not backend.int64:
         name = backend.kernel_type_name(indices.dtype)
         raise RuntimeError(f"elements in indices should be type int64 but got: {name} [autograd_lab] pass the indices "

@@ -84,6 +84,13 @@ def test_modules_match_torch(name, args):
     lambda m: m.nn.functional.conv_transpose3d(m.ones(1, 2, 3, 3, 3), m.ones(2, 2, 2, 2, 2), stride=2,
                                                output_padding=(0, 2, 0)),
     lambda m: m.nn.functional.conv_transpose3d(m.ones(1, 3, 3, 3, 3), m.ones(2, 2, 2, 2, 2)),
+    # an empty spatial dim (only the batch or the channels may be empty), padded or not:
+    lambda m: m.nn.functional.conv3d(m.ones(1, 2, 0, 3, 3), m.ones(2, 2, 1, 1, 1), padding=1),
+    lambda m: m.nn.functional.conv2d(m.ones(2, 0, 3), m.ones(2, 2, 1, 1), padding=1),
+    lambda m: m.nn.functional.conv1d(m.ones(1, 2, 0), m.ones(2, 2, 1), padding=1),
+    lambda m: m.nn.functional.conv_transpose3d(m.ones(1, 2, 0, 2, 2), m.ones(2, 2, 2, 2, 2)),
+    lambda m: m.nn.functional.conv_transpose2d(m.ones(2, 0, 3), m.ones(2, 2, 2, 2)),
+    lambda m: m.nn.functional.conv_transpose1d(m.ones(1, 2, 0), m.ones(2, 2, 2)),
 ])
 def test_errors_as_in_pytorch(call):
     with pytest.raises(RuntimeError) as theirs:

@@ -188,6 +188,17 @@ def _same_error(call, error, phrase=None):
     (lambda m: m.nn.functional.conv_transpose2d(m.ones(2, 4, 5, 5), m.ones(4, 3, 3, 3), groups=0), RuntimeError, None),
     (lambda m: m.nn.functional.conv_transpose2d(m.ones(2, 4, 5, 5), m.ones(4, 3, 3, 3), dilation=-1), RuntimeError,
      None),
+    # (in float64: PyTorch's float32 kernel, oneDNN, words these errors otherwise)
+    (lambda m: m.nn.functional.conv_transpose1d(m.ones(2, 4, 5).double(), m.ones(4, 3, 3).double(), dilation=0),
+     RuntimeError, None),
+    (lambda m: m.nn.functional.conv_transpose3d(m.ones(1, 4, 2, 2, 2).double(), m.ones(4, 3, 1, 1, 1).double(),
+                                               dilation=(1, 0, 2)),
+     RuntimeError, None),
+    (lambda m: m.nn.functional.conv_transpose1d(m.ones(2, 4, 5).double(), m.ones(4, 3, 3).double(), padding=4),
+     RuntimeError, None),
+    (lambda m: m.nn.functional.conv_transpose3d(m.ones(1, 4, 2, 2, 2).double(), m.ones(4, 3, 1, 1, 1).double(),
+                                               padding=1),
+     RuntimeError, None),
     (lambda m: m.nn.functional.conv_transpose2d(m.ones(2, 4, 5, 5), m.ones(4, 3, 3, 3), padding="same"), TypeError,
      "argument 'padding' must be tuple of ints"),
     (lambda m: m.nn.functional.conv_transpose2d(m.ones(2, 4, 5, 5), m.ones(4, 3, 3, 3, dtype=m.float64)),
@@ -202,8 +213,24 @@ def test_conv_transpose_errors_as_in_pytorch(call, error, phrase):
     _same_error(call, error, phrase)
 
 
+@pytest.mark.parametrize("fn, x_shape, w_shape, settings", [
+    ("conv_transpose2d", (0, 2, 3, 3), (2, 2, 2, 2), dict(padding=2)),  # an output of 0 x 0
+    ("conv_transpose2d", (0, 2, 0, 3), (2, 3, 2, 2), {}),  # an empty batch may have an empty spatial dim
+    ("conv_transpose1d", (0, 2, 3), (2, 2, 2), dict(padding=2, stride=2)),
+    ("conv_transpose3d", (0, 2, 1, 1, 3), (2, 1, 2, 2, 2), dict(padding=(1, 1, 0))),
+])
+def test_conv_transpose_of_an_empty_batch_may_have_an_empty_output_as_in_torch(fn, x_shape, w_shape, settings):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in (x_shape, w_shape, (w_shape[1],))]
+    ours, theirs = ([lib.tensor(a, requires_grad=True) for a in arrays] for lib in (al, torch))
+    out, want = getattr(F, fn)(*ours, **settings), getattr(torch.nn.functional, fn)(*theirs, **settings)
+    assert tuple(out.shape) == tuple(want.shape)
+    for a, b in zip(al.autograd.grad(out.sum(), ours), torch.autograd.grad(want.sum(), theirs)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 def test_conv_transpose2d_padding_larger_than_the_output_is_a_clear_error():
-    with pytest.raises(RuntimeError, match=r"Calculated output size: \(-1 x -1\). Output size is too small"):
+    with pytest.raises(RuntimeError, match=r"Calculated output size per channel: \(-1 x -1\). Output size is too small"):
         F.conv_transpose2d(al.ones(2, 4, 5, 5), al.ones(4, 3, 3, 3), padding=4)
 
 

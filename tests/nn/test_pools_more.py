@@ -201,6 +201,18 @@ def _indices(lib, shape=(2, 3, 5, 5)):
     (lambda m: m.nn.functional.adaptive_max_pool2d(m.ones(2, 3, 0, 4), 2), RuntimeError),
     (lambda m: m.nn.functional.adaptive_max_pool2d(m.ones(2, 3, 4, 4), -1), RuntimeError),
     (lambda m: m.nn.functional.adaptive_max_pool2d(m.ones(2, 3, 4, 4, dtype=m.int64), 2), NotImplementedError),
+    # only the batch may be empty (an unbatched input's channels included), and max_pool1d's values are for floats:
+    (lambda m: m.nn.functional.adaptive_max_pool2d(m.ones(2, 0, 4, 4), 2), RuntimeError),
+    (lambda m: m.nn.functional.adaptive_max_pool1d(m.ones(2, 0, 4), 2), RuntimeError),
+    (lambda m: m.nn.functional.adaptive_max_pool1d(m.ones(2, 3, 0), 2), RuntimeError),
+    (lambda m: m.nn.functional.max_pool1d(m.ones(2, 0, 8), 2), RuntimeError),
+    (lambda m: m.nn.functional.max_pool1d(m.ones(0, 8), 2), RuntimeError),
+    (lambda m: m.nn.functional.max_pool1d(m.ones(2, 3, 0), 1), RuntimeError),
+    (lambda m: m.nn.functional.max_pool1d(m.ones(2, 0, 8), 2, return_indices=True), RuntimeError),
+    (lambda m: m.nn.functional.max_pool1d(m.ones(2, 3, 8, dtype=m.int64), 2), NotImplementedError),
+    (lambda m: m.nn.functional.max_unpool2d(_indices(m)[0].long(), _indices(m)[1], 2), NotImplementedError),
+    (lambda m: m.nn.functional.max_unpool1d(m.ones(1, 1, 2, dtype=m.int32), m.zeros(1, 1, 2, dtype=m.int64), 2),
+     NotImplementedError),
     (lambda m: m.nn.functional.max_unpool2d(*_indices(m), 2, output_size=(7, 7)), ValueError),
     (lambda m: m.nn.functional.max_unpool2d(*_indices(m), 2, output_size=(5,)), ValueError),
     (lambda m: m.nn.functional.max_unpool2d(_indices(m)[0], _indices(m)[1].float(), 2, output_size=(5, 5)),
@@ -220,6 +232,38 @@ def test_errors_as_in_pytorch(call, error):
         call(al)
     phrase = str(theirs.value).splitlines()[0]
     assert phrase in str(ours.value), (phrase, str(ours.value))
+
+
+def test_an_empty_batch_or_unbatched_input_with_no_channels_is_pooled_as_in_torch():
+    for call in (lambda m: m.nn.functional.adaptive_max_pool2d(m.ones(0, 3, 3), 2, return_indices=True),
+                 lambda m: m.nn.functional.adaptive_max_pool1d(m.ones(0, 3), 2, return_indices=True),
+                 lambda m: m.nn.functional.max_pool1d(m.ones(0, 2, 8), 2, return_indices=True),
+                 lambda m: m.nn.functional.max_pool1d(m.ones(2, 3, 8, dtype=m.int64), 2, return_indices=True)):
+        assert [tuple(t.shape) for t in call(al)] == [tuple(t.shape) for t in call(torch)]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.nn.functional.max_pool1d(x[:, :, 0], 2, 1, 1, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool2d(x, 2, 2, 1, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, dilation=(2, 1), ceil_mode=True, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool2d(x, 3, 1, 1, return_indices=True),
+    lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (2, 3), return_indices=True),
+    lambda m, x: m.nn.functional.adaptive_max_pool1d(x[:, :, 1], 2, return_indices=True),
+])
+def test_max_pools_name_the_element_torch_names_among_minus_infinities_padding_and_nans(call):
+    """A window whose elements inside the input are all -inf names the first of them, never a padded position (it
+    named -3, or an element outside the window); of several NaNs, the last wins. The gradient goes there too."""
+    x = np.full((2, 2, 5, 4), -np.inf)
+    x[0, 0, 1, 1], x[0, 1, 2] = 1.0, np.nan
+    x[1, 0, :, 1:3] = np.nan
+    x[1, 1] = np.arange(20.0).reshape(5, 4)
+    ours, theirs = al.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    (v, i), (tv, ti) = call(al, ours), call(torch, theirs)
+    np.testing.assert_array_equal(i.numpy(), ti.numpy())
+    g = np.arange(float(tv.numel())).reshape(tuple(tv.shape))
+    v.backward(al.tensor(g))
+    tv.backward(torch.tensor(g))
+    np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
 
 
 def test_max_unpool2d_names_an_index_outside_the_output():
