@@ -117,8 +117,9 @@ class Op(Node):
                 return handle_torch_function(cls.apply, inputs, params)  # over (the legacy Variable)
             else:
                 arrays.append(x._data if isinstance(x, Tensor) else _non_tensor_input(cls, x, len(arrays)))
-        if cls.promotes and (len(arrays) > 1 or arrays[0].dtype.kind != "f"):  # (one float input: nothing to promote)
-            arrays = _promote(cls, inputs, arrays)
+        first = arrays[0]
+        if cls.promotes and (len(arrays) > 1 or first.__class__ is not _ndarray or first.dtype.kind != "f"):
+            arrays = _promote(cls, inputs, arrays)  # (one float NumPy input: nothing to promote)
         xp = backend.np if arrays[0].__class__ is _ndarray else _namespace(arrays)
         try:
             data = cls.forward(xp, *arrays, **(_param_arrays(params) if cls.tensor_params else params))
