@@ -9,6 +9,8 @@ PyTorch, a backward that reaches it raises: that derivative is not implemented.
 
 from __future__ import annotations
 
+import math
+
 from .. import backend
 from ..autograd import grad_mode
 from ..autograd.graph import Node, gradient_edge
@@ -117,9 +119,17 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         starts = _run_starts(xp, flat.reshape(-1, 1))
         values, length, inverse_shape = flat[starts], flat.shape[0], data.shape
     else:
+        if input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _wrap_dim(dim, input.ndim, "unique_consecutive")
+        if data.size == 0:  # (PyTorch's checks: only the dim it runs along may be empty)
+            if sum(s == 0 for s in data.shape) > 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+            if data.shape[d] != 0:
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                                   "applied")
         moved = xp.moveaxis(data, d, 0)
-        starts = _run_starts(xp, moved.reshape(moved.shape[0], -1))
+        starts = _run_starts(xp, moved.reshape(moved.shape[0], math.prod(moved.shape[1:])))
         values = xp.ascontiguousarray(xp.take(data, starts, axis=d))
         length = inverse_shape = data.shape[d]
     out = Tensor._make(values)

@@ -46,6 +46,9 @@ CASES = {
     "unique_consecutive empty": lambda m: m.unique_consecutive(m.tensor([]), return_inverse=True, return_counts=True),
     "unique_consecutive 0-dim": lambda m: m.unique_consecutive(m.tensor(3), return_inverse=True, return_counts=True),
     "unique_consecutive nan": lambda m: m.unique_consecutive(m.tensor([NAN, NAN, 1.0, 1.0])),
+    "unique_consecutive empty dim": lambda m: m.unique_consecutive(m.zeros(0, 3), return_inverse=True,
+                                                                   return_counts=True, dim=0),
+    "unique_consecutive empty 1-d dim": lambda m: m.unique_consecutive(m.tensor([]), return_inverse=True, dim=-1),
 }
 
 
@@ -114,6 +117,10 @@ def test_unique_consecutive_rebuilds_its_input(values):
 
 
 ERRORS = [
+    (lambda m: m.unique_consecutive(m.tensor(3), dim=0), IndexError),
+    (lambda m: m.unique_consecutive(m.tensor(3), dim=-1), IndexError),
+    (lambda m: m.unique_consecutive(m.zeros(0, 3), dim=1), RuntimeError),
+    (lambda m: m.unique_consecutive(m.zeros(0, 0), dim=0), RuntimeError),
     (lambda m: m.isin(1, 2), TypeError),
     (lambda m: m.isin(m.tensor([True]), m.tensor([True])), RuntimeError),
     (lambda m: m.isclose(m.tensor([1, 2]), m.tensor([1.0, 2.0])), RuntimeError),
