@@ -269,6 +269,9 @@ def unravel_index(indices, shape) -> tuple:
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
     flat = indices._data.astype(backend.np.int64)
+    if 0 in shape and flat.size:  # (PyTorch divides by the zero size, integer division by zero)
+        raise RuntimeError("ZeroDivisionError [autograd_lab] a shape with a 0-size dim has no positions to "
+                           f"unravel into; got shape {shape}")
     coords, stride = [], 1
     for s in reversed(shape):
         coords.append((flat // stride) % s if s else flat * 0)
