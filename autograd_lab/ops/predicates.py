@@ -49,21 +49,20 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
                            f"{backend.kernel_type_name(other.dtype)} [autograd_lab] isclose compares tensors of one "
                            "dtype: convert one, e.g. other.to(input.dtype)")
     for name, tolerance in (("rtol", rtol), ("atol", atol)):
-        if tolerance < 0:
-            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tolerance}")
+        if not tolerance >= 0:  # (NaN fails it, as in PyTorch)
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tolerance:g}")
     a, b = input._data, other._data
     xp = backend.namespace_of(a)
-    equal = a == b
-    if input.dtype is backend.bool_:
-        return Tensor._make(xp.asarray(equal))
-    if a.dtype.kind != "f":  # (integers: the distance in float64, exactly for the sizes that matter)
-        a, b = a.astype(xp.float64), b.astype(xp.float64)
+    close = a == b
+    if equal_nan and a.dtype.kind == "f":
+        close = close | (xp.isnan(a) & xp.isnan(b))
+    if rtol == 0 and atol == 0:  # (no tolerance: equality alone, exact for integers too, as in PyTorch)
+        return Tensor._make(xp.asarray(close))
+    if a.dtype.kind != "f":  # (integers and bools: the distance in the default dtype, as PyTorch measures it)
+        a, b = a.astype(backend.get_default_dtype().np_dtype), b.astype(backend.get_default_dtype().np_dtype)
     with backend.np.errstate(invalid="ignore", over="ignore"):
         near = xp.isfinite(a) & xp.isfinite(b) & (xp.abs(a - b) <= atol + rtol * xp.abs(b))
-    close = equal | near
-    if equal_nan:
-        close = close | (xp.isnan(a) & xp.isnan(b))
-    return Tensor._make(xp.asarray(close))
+    return Tensor._make(xp.asarray(close | near))
 
 
 @checked
