@@ -187,6 +187,8 @@ ERRORS = [
     (lambda m: m.movedim(m.zeros(2, 3), (0, 1), (1,)), RuntimeError),
     (lambda m: m.movedim(m.zeros(2, 3), (0, 0), (1, 0)), RuntimeError),
     (lambda m: m.movedim(m.zeros(2, 3), (0, 1), (1, 1)), RuntimeError),
+    (lambda m: m.moveaxis(m.zeros(2, 3, 4), (0, -3), (1, 0)), RuntimeError),
+    (lambda m: m.moveaxis(m.zeros(2, 3, 4), (0, 1), (2, -1)), RuntimeError),
     (lambda m: m.fliplr(m.zeros(3)), RuntimeError),
     (lambda m: m.flipud(m.tensor(1.0)), RuntimeError),
     (lambda m: m.zeros(2, 5).unfold(1, 6, 1), RuntimeError),
