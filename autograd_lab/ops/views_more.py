@@ -236,8 +236,8 @@ def _triangle_indices(op: str, row: int, col: int, offset: int, dtype, device) -
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
     dtype = backend.int64 if dtype is None else backend.to_dtype(dtype)
-    if dtype._category != 1 or dtype is backend.bool_:
-        raise no_kernel(op, dtype, f"{op} gives integer coordinates: pass an integer dtype (the default is int64)")
+    if dtype not in (backend.int32, backend.int64):  # (PyTorch's kernels: these two; a narrower one would wrap)
+        raise no_kernel(op, dtype, f"{op} gives integer coordinates: pass int64 (the default) or int32")
     np = backend.np
     pick = np.tril_indices if op == "tril_indices" else np.triu_indices
     coords = np.stack(pick(row, offset, col)).astype(dtype.np_dtype) if row and col else \
