@@ -101,6 +101,7 @@ ERRORS = [
     (lambda m: m.select_scatter(m.zeros(3, 4), m.ones(4), 0, 5), IndexError),
     (lambda m: m.slice_scatter(m.zeros(3, 4), m.ones(3, 3), 1, 0, 2), RuntimeError),
     (lambda m: m.slice_scatter(m.zeros(3, 4), m.ones(3, 2), 1, step=0), RuntimeError),
+    (lambda m: m.slice_scatter(m.tensor(1.0), m.tensor(2.0)), IndexError),
     (lambda m: m.diagonal_scatter(m.zeros(3, 4), m.ones(4)), RuntimeError),
     (lambda m: m.diagonal_scatter(m.zeros(3, 4), m.ones(3), 0, 1, 1), RuntimeError),
     (lambda m: m.index_put(m.zeros(3, dtype=m.float64), (m.tensor([0]),), m.tensor(2.0)), RuntimeError),
