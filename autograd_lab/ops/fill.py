@@ -197,7 +197,24 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     key = tuple(_index_item(i, xp) for i in indices)
     if not isinstance(values, Tensor):
         values = Tensor._make(xp.asarray(values, dtype=input._data.dtype))
+    if values.dtype != input.dtype and not _fills_mask(key, values, accumulate):
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{backend.kernel_type_name(input.dtype)} for the destination and "
+                           f"{backend.kernel_type_name(values.dtype)} for the source. [autograd_lab] convert the "
+                           "values first, e.g. values.to(input.dtype)")
+    if values.dtype != input.dtype:  # (PyTorch fills the mask with the one value, converted)
+        values = values.to(input.dtype)
     return IndexPutBackward0.apply(input, values, indices=key[0] if len(key) == 1 else key, accumulate=accumulate)
+
+
+def _fills_mask(key, values, accumulate) -> bool:
+    """Whether PyTorch's index_put_ writes these values with ``masked_fill_`` (its canDispatchToMaskedFill): one
+    value, put (not added) through one boolean mask, the key's other items whole slices."""
+    masks = [k for k in key if not (k is Ellipsis or isinstance(k, slice))]
+    if accumulate or len(masks) != 1 or values.numel() != 1:
+        return False
+    mask = masks[0]._data if isinstance(masks[0], Tensor) else masks[0]
+    return getattr(getattr(mask, "dtype", None), "kind", "") == "b"
 
 
 class UniformBackward0(Op):

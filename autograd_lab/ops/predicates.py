@@ -9,6 +9,8 @@ PyTorch, a backward that reaches it raises: that derivative is not implemented.
 
 from __future__ import annotations
 
+import math
+
 from .. import backend
 from ..autograd import grad_mode
 from ..autograd.graph import Node, gradient_edge
@@ -47,21 +49,20 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
                            f"{backend.kernel_type_name(other.dtype)} [autograd_lab] isclose compares tensors of one "
                            "dtype: convert one, e.g. other.to(input.dtype)")
     for name, tolerance in (("rtol", rtol), ("atol", atol)):
-        if tolerance < 0:
-            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tolerance}")
+        if not tolerance >= 0:  # (NaN fails it, as in PyTorch)
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tolerance:g}")
     a, b = input._data, other._data
     xp = backend.namespace_of(a)
-    equal = a == b
-    if input.dtype is backend.bool_:
-        return Tensor._make(xp.asarray(equal))
-    if a.dtype.kind != "f":  # (integers: the distance in float64, exactly for the sizes that matter)
-        a, b = a.astype(xp.float64), b.astype(xp.float64)
+    close = a == b
+    if equal_nan and a.dtype.kind == "f":
+        close = close | (xp.isnan(a) & xp.isnan(b))
+    if rtol == 0 and atol == 0:  # (no tolerance: equality alone, exact for integers too, as in PyTorch)
+        return Tensor._make(xp.asarray(close))
+    if a.dtype.kind != "f":  # (integers and bools: the distance in the default dtype, as PyTorch measures it)
+        a, b = a.astype(backend.get_default_dtype().np_dtype), b.astype(backend.get_default_dtype().np_dtype)
     with backend.np.errstate(invalid="ignore", over="ignore"):
         near = xp.isfinite(a) & xp.isfinite(b) & (xp.abs(a - b) <= atol + rtol * xp.abs(b))
-    close = equal | near
-    if equal_nan:
-        close = close | (xp.isnan(a) & xp.isnan(b))
-    return Tensor._make(xp.asarray(close))
+    return Tensor._make(xp.asarray(close | near))
 
 
 @checked
@@ -117,9 +118,17 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         starts = _run_starts(xp, flat.reshape(-1, 1))
         values, length, inverse_shape = flat[starts], flat.shape[0], data.shape
     else:
+        if input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _wrap_dim(dim, input.ndim, "unique_consecutive")
+        if data.size == 0:  # (PyTorch's checks: only the dim it runs along may be empty)
+            if sum(s == 0 for s in data.shape) > 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+            if data.shape[d] != 0:
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                                   "applied")
         moved = xp.moveaxis(data, d, 0)
-        starts = _run_starts(xp, moved.reshape(moved.shape[0], -1))
+        starts = _run_starts(xp, moved.reshape(moved.shape[0], math.prod(moved.shape[1:])))
         values = xp.ascontiguousarray(xp.take(data, starts, axis=d))
         length = inverse_shape = data.shape[d]
     out = Tensor._make(values)

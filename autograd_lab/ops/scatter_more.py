@@ -456,6 +456,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """A copy of ``input`` with ``src`` written into the slice ``start:end:step`` along ``dim``."""
     if step <= 0:
         raise RuntimeError("slice step must be positive")
+    if input.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim, "slice_scatter")
     start, end, _ = slice(start, end, step).indices(input.shape[d])
     end = max(start, end)

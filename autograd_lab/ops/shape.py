@@ -379,11 +379,12 @@ def movedim(input, source, destination):
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the "
                            f"same number of dims as destination ({list(dst)} dims)")
+    given = {"source": src, "destination": dst}  # (the dims as given: PyTorch's message names them so)
     src = tuple(_wrap_dim(d, input.ndim, "movedim") for d in src)
     dst = tuple(_wrap_dim(d, input.ndim, "movedim") for d in dst)
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
-            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given[name])})")
     rest = iter(d for d in range(input.ndim) if d not in src)
     placed = dict(zip(dst, src))
     return permute(input, [placed[i] if i in placed else next(rest) for i in range(input.ndim)])

@@ -236,8 +236,8 @@ def _triangle_indices(op: str, row: int, col: int, offset: int, dtype, device) -
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
     dtype = backend.int64 if dtype is None else backend.to_dtype(dtype)
-    if dtype._category != 1 or dtype is backend.bool_:
-        raise no_kernel(op, dtype, f"{op} gives integer coordinates: pass an integer dtype (the default is int64)")
+    if dtype not in (backend.int32, backend.int64):  # (PyTorch's kernels: these two; a narrower one would wrap)
+        raise no_kernel(op, dtype, f"{op} gives integer coordinates: pass int64 (the default) or int32")
     np = backend.np
     pick = np.tril_indices if op == "tril_indices" else np.triu_indices
     coords = np.stack(pick(row, offset, col)).astype(dtype.np_dtype) if row and col else \
@@ -269,6 +269,9 @@ def unravel_index(indices, shape) -> tuple:
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
     flat = indices._data.astype(backend.np.int64)
+    if 0 in shape and flat.size:  # (PyTorch divides by the zero size, integer division by zero)
+        raise RuntimeError("ZeroDivisionError [autograd_lab] a shape with a 0-size dim has no positions to "
+                           f"unravel into; got shape {shape}")
     coords, stride = [], 1
     for s in reversed(shape):
         coords.append((flat // stride) % s if s else flat * 0)

@@ -33,6 +33,11 @@ CASES = {
     "isclose integers": lambda m: m.isclose(m.tensor([100, 2]), m.tensor([101, 3]), rtol=0.05),
     "isclose integers exact": lambda m: m.isclose(m.tensor([1, 2]), m.tensor([1, 3]), rtol=0, atol=0),
     "isclose bool": lambda m: m.isclose(m.tensor([True, False]), m.tensor([True, True])),
+    "isclose large integers exact": lambda m: m.isclose(m.tensor([2**62, 2**25]), m.tensor([2**62 + 1, 2**25 + 1]),
+                                                        rtol=0, atol=0),
+    "isclose integers in float32": lambda m: m.isclose(m.tensor([2**25, 7]), m.tensor([2**25 + 1, 8]), rtol=0,
+                                                       atol=0.5),
+    "isclose bool tolerance": lambda m: m.isclose(m.tensor([True, False]), m.tensor([False, False]), atol=1.0),
     "isclose float32": lambda m: m.isclose(m.tensor([1.0, 2.0]), m.tensor([1.0 + 1e-7, 2.1])),
     "unique_consecutive": lambda m: m.unique_consecutive(m.tensor([1, 1, 2, 2, 3, 1, 1, 2])),
     "unique_consecutive all": lambda m: m.unique_consecutive(m.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True,
@@ -46,6 +51,9 @@ CASES = {
     "unique_consecutive empty": lambda m: m.unique_consecutive(m.tensor([]), return_inverse=True, return_counts=True),
     "unique_consecutive 0-dim": lambda m: m.unique_consecutive(m.tensor(3), return_inverse=True, return_counts=True),
     "unique_consecutive nan": lambda m: m.unique_consecutive(m.tensor([NAN, NAN, 1.0, 1.0])),
+    "unique_consecutive empty dim": lambda m: m.unique_consecutive(m.zeros(0, 3), return_inverse=True,
+                                                                   return_counts=True, dim=0),
+    "unique_consecutive empty 1-d dim": lambda m: m.unique_consecutive(m.tensor([]), return_inverse=True, dim=-1),
 }
 
 
@@ -114,6 +122,12 @@ def test_unique_consecutive_rebuilds_its_input(values):
 
 
 ERRORS = [
+    (lambda m: m.unique_consecutive(m.tensor(3), dim=0), IndexError),
+    (lambda m: m.unique_consecutive(m.tensor(3), dim=-1), IndexError),
+    (lambda m: m.unique_consecutive(m.zeros(0, 3), dim=1), RuntimeError),
+    (lambda m: m.unique_consecutive(m.zeros(0, 0), dim=0), RuntimeError),
+    (lambda m: m.isclose(m.ones(2), m.ones(2), rtol=NAN), RuntimeError),
+    (lambda m: m.isclose(m.ones(2), m.ones(2), atol=-1.0), RuntimeError),
     (lambda m: m.isin(1, 2), TypeError),
     (lambda m: m.isin(m.tensor([True]), m.tensor([True])), RuntimeError),
     (lambda m: m.isclose(m.tensor([1, 2]), m.tensor([1.0, 2.0])), RuntimeError),

@@ -32,6 +32,7 @@ OPS = {
     "index_put": ((3, 4), lambda m, x: m.index_put(x, (m.tensor([0, 2]),), x[1] * 2)),
     "index_put accumulate": ((3, 4), lambda m, x: m.index_put(x, (m.tensor([0, 0]), m.tensor([1, 1])), x[1, :2], True)),
     "index_put_": ((3, 4), lambda m, x: m.index_put_(x * 1, (m.tensor([1]),), x[0])),
+    "index_put one value of another dtype into a mask": ((3, 4), lambda m, x: m.index_put(x, (x > 0,), m.tensor(2))),
     "select_scatter": ((3, 4), lambda m, x: m.select_scatter(x, x[0] * 2, 0, 1)),
     "select_scatter negative": ((3, 4), lambda m, x: x.select_scatter(x[:, 0] * 2, -1, -1)),
     "slice_scatter": ((3, 4), lambda m, x: m.slice_scatter(x, x[:, :2] * 2, 1, 1, 3)),
@@ -75,6 +76,14 @@ def test_take_along_dim_takes_what_argmax_points_at():
     assert ours.reshape(-1).tolist() == x.max(1).tolist()
 
 
+def test_setitem_with_a_mask_converts_one_value_as_torch_does():
+    for m in (al, torch):
+        x, v = m.zeros(2, 3), m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        x[x > -1] = v
+        x.sum().backward()
+        assert x.tolist() == [[2.0] * 3] * 2 and x.dtype == m.float32 and v.grad.item() == 6.0
+
+
 def test_the_scatters_write_into_a_copy():
     x = al.zeros(3, 3)
     for out in (x.select_scatter(al.ones(3), 0, 0), x.slice_scatter(al.ones(1, 3), 0, 0, 1), x.diagonal_scatter(al.ones(3))):
@@ -92,8 +101,15 @@ ERRORS = [
     (lambda m: m.select_scatter(m.zeros(3, 4), m.ones(4), 0, 5), IndexError),
     (lambda m: m.slice_scatter(m.zeros(3, 4), m.ones(3, 3), 1, 0, 2), RuntimeError),
     (lambda m: m.slice_scatter(m.zeros(3, 4), m.ones(3, 2), 1, step=0), RuntimeError),
+    (lambda m: m.slice_scatter(m.tensor(1.0), m.tensor(2.0)), IndexError),
     (lambda m: m.diagonal_scatter(m.zeros(3, 4), m.ones(4)), RuntimeError),
     (lambda m: m.diagonal_scatter(m.zeros(3, 4), m.ones(3), 0, 1, 1), RuntimeError),
+    (lambda m: m.index_put(m.zeros(3, dtype=m.float64), (m.tensor([0]),), m.tensor(2.0)), RuntimeError),
+    (lambda m: m.zeros(3).index_put_((m.tensor([0, 1]),), m.tensor([1, 2])), RuntimeError),
+    (lambda m: m.zeros(3).index_put_((m.tensor([True, False, True]),), m.tensor(1, dtype=m.float64), accumulate=True),
+     RuntimeError),
+    (lambda m: m.zeros(3).__setitem__(m.tensor([True, False, True]), m.tensor([1.0, 2.0], dtype=m.float64)),
+     RuntimeError),
 ]
 
 

@@ -170,6 +170,12 @@ def test_unravel_index_matches_torch(indices, shape):
         assert a.tolist() == b.tolist() and a.dtype is al.int64
 
 
+def test_unravel_index_of_no_positions_into_an_empty_shape_matches_torch():
+    ours = al.unravel_index(al.tensor([], dtype=al.int64), (3, 0))
+    theirs = torch.unravel_index(torch.tensor([], dtype=torch.int64), (3, 0))
+    assert [tuple(a.shape) for a in ours] == [tuple(b.shape) for b in theirs] == [(0,), (0,)]
+
+
 def test_unravel_index_of_floats_is_a_type_error():
     for m in (al, torch):
         with pytest.raises(TypeError, match="expected 'indices' to be integer dtype"):
@@ -181,6 +187,8 @@ ERRORS = [
     (lambda m: m.movedim(m.zeros(2, 3), (0, 1), (1,)), RuntimeError),
     (lambda m: m.movedim(m.zeros(2, 3), (0, 0), (1, 0)), RuntimeError),
     (lambda m: m.movedim(m.zeros(2, 3), (0, 1), (1, 1)), RuntimeError),
+    (lambda m: m.moveaxis(m.zeros(2, 3, 4), (0, -3), (1, 0)), RuntimeError),
+    (lambda m: m.moveaxis(m.zeros(2, 3, 4), (0, 1), (2, -1)), RuntimeError),
     (lambda m: m.fliplr(m.zeros(3)), RuntimeError),
     (lambda m: m.flipud(m.tensor(1.0)), RuntimeError),
     (lambda m: m.zeros(2, 5).unfold(1, 6, 1), RuntimeError),
@@ -198,7 +206,12 @@ ERRORS = [
     (lambda m: m.tril_indices(-1, 3), RuntimeError),
     (lambda m: m.triu_indices(3, -2), RuntimeError),
     (lambda m: m.tril_indices(3, 3, dtype=m.float32), NotImplementedError),
+    (lambda m: m.tril_indices(300, 300, dtype=m.uint8), NotImplementedError),
+    (lambda m: m.triu_indices(3, 3, dtype=m.int16), NotImplementedError),
+    (lambda m: m.triu_indices(3, 3, dtype=m.int8), NotImplementedError),
     (lambda m: m.unravel_index(m.tensor(1), (3, -4)), ValueError),
+    (lambda m: m.unravel_index(m.tensor([0, 1]), (3, 0)), RuntimeError),
+    (lambda m: m.unravel_index(m.tensor(0), (0,)), RuntimeError),
 ]
 
 
