@@ -110,6 +110,22 @@ def test_frexp_matches_torch(dtype):
     np.testing.assert_array_equal(al.ldexp(mantissa, exponent).numpy(), np.array(values, dtype=np.float32))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_frexp_mantissa_has_torchs_gradient(dtype):
+    values = [8.0, 0.3, -5.0, 1e-3, 1.0, 0.0]
+    grads = []
+    for m in (al, torch):
+        x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)
+        mantissa, exponent = m.frexp(x)
+        assert not exponent.requires_grad and type(mantissa.grad_fn).__name__ == "FrexpBackward0"
+        (mantissa * m.arange(6.0, dtype=getattr(m, dtype))).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(*grads)
+    x = al.tensor([1.5, -3.0, 0.3], dtype=al.float64, requires_grad=True)
+    assert al.autograd.gradcheck(lambda a: al.frexp(a).mantissa, (x,))
+    assert al.autograd.gradgradcheck(lambda a: al.frexp(a).mantissa, (x,))
+
+
 def test_positive_is_the_tensor_itself():
     x = al.ones(3, requires_grad=True)
     assert al.positive(x) is x and x.positive() is x
