@@ -177,7 +177,12 @@ def fmin(input, other):
 @checked
 def ldexp(input, other):
     """``input * 2 ** other``: builds numbers from mantissas and exponents (the result is floating)."""
-    return LdexpBackward0.apply(input, _tensor_other("ldexp", other))
+    other = _tensor_other("ldexp", other)
+    if other.dtype is backend.bool_ and input.dtype.is_floating_point:  # (PyTorch's kernel for a floating input has
+        # no bool exponents; an integer or bool input goes through floats first, and its bool exponents with it)
+        raise no_kernel("ldexp_cpu_exp", other.dtype, "the exponents are numbers: convert them first, e.g. "
+                        "other.long()")
+    return LdexpBackward0.apply(input, other)
 
 
 @checked

@@ -145,6 +145,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} "
                            "dimensions")
+    if input.dtype is backend.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input [autograd_lab] convert it first, e.g. "
+                           "x.float()")
     x = input.reshape(1, -1) if input.ndim < 2 else input
     if not x.dtype.is_floating_point:
         x = x.to(backend.get_default_dtype())

@@ -136,6 +136,8 @@ BAD = {
     "lcm_bool": (lambda m: m.lcm(m.tensor([True]), m.tensor([True])), NotImplementedError),
     "nextafter_int": (lambda m: m.nextafter(m.tensor([1]), m.tensor([2])), NotImplementedError),
     "frexp_int": (lambda m: m.frexp(m.tensor([1, 2])), RuntimeError),
+    "ldexp_bool_exponent": (lambda m: m.ldexp(m.tensor([1.0, 2]), m.tensor([True, False])), NotImplementedError),
+    "ldexp_bool_0_dim_exponent": (lambda m: m.ldexp(m.tensor([1.0, 2]), m.tensor(True)), NotImplementedError),
     "positive_bool": (lambda m: m.positive(m.tensor([True])), RuntimeError),
     "fmax_number": (lambda m: m.fmax(m.tensor([1.0]), 2), TypeError),
     "rsub_bool": (lambda m: m.rsub(m.tensor([True]), m.tensor([True])), RuntimeError),

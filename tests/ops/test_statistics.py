@@ -228,6 +228,8 @@ BAD = {
     "histogram_integer": (lambda m: m.histogram(m.tensor([1, 2]), 3), NotImplementedError),
     "histogram_bins": (lambda m: m.histogram(m.tensor([1.0, 2]), 0), RuntimeError),
     "histogram_range": (lambda m: m.histogram(m.tensor([1.0, 2]), 3, range=(2.0, 1.0)), RuntimeError),
+    "cov_bool": (lambda m: m.cov(m.tensor([[True, False], [True, True]])), RuntimeError),
+    "corrcoef_bool": (lambda m: m.corrcoef(m.tensor([True, False, True])), RuntimeError),
     "cov_weights_sum_to_zero": (lambda m: m.cov(m.ones(2, 3), fweights=m.zeros(3, dtype=m.int64)), RuntimeError),
     "trapezoid_number_x": (lambda m: m.trapezoid(m.ones(3), 2.0), TypeError),
     "cumulative_trapezoid_number_x": (lambda m: m.cumulative_trapezoid(m.ones(3), 2), TypeError),
