@@ -20,7 +20,15 @@ def logspace(start, end, steps: int, base=10.0, *, dtype=None, device=None, requ
     if steps < 0:
         raise RuntimeError(f"number of steps must be non-negative [autograd_lab] logspace got steps={steps}")
     dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
-    values = np.power(float(base), np.linspace(start, end, steps))
+    if not dt.is_floating_point:  # (PyTorch's kernel converts start and end to the integer dtype first: 1.5 is 1)
+        start, end = int(start), int(end)
+    # PyTorch's exponents: the first half counted up from start, the second half down from end, in float64
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    index = np.arange(steps)
+    exponents = np.where(index < steps // 2, start + step * index, end - step * (steps - index - 1))
+    if steps == 1:  # (one step is base ** start)
+        exponents = np.array([start])
+    values = np.power(float(base), exponents.astype("float64"))
     return _finish(_on(values.astype(dt.np_dtype), dev, xp), requires_grad)
 
 

@@ -1,6 +1,6 @@
-"""More element-wise math: ``fmax``/``fmin`` (NaN-ignoring maximum and minimum), ``ldexp``, ``nextafter``, ``i0``, and, with no
-gradient, ``gcd``, ``lcm`` and ``frexp``; ``positive`` and ``fix`` (``trunc``'s other name). Methods and in-place
-forms as PyTorch has them."""
+"""More element-wise math: ``fmax``/``fmin`` (NaN-ignoring maximum and minimum), ``ldexp``, ``nextafter``, ``i0``,
+``frexp`` (a gradient through the mantissa), and, with no gradient, ``gcd`` and ``lcm``; ``positive`` and ``fix``
+(``trunc``'s other name). Methods and in-place forms as PyTorch has them."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ._errors import no_kernel
 from ._op import Op
 from .inplace import _method
 from .pointwise import trunc
+from .pointwise_math import Exp2Backward0
 
 
 class FmaxBackward0(Op):
@@ -66,6 +67,23 @@ class LdexpBackward0(Op):
         return grad * result * math.log(2)
 
     f_self, f_other = d_self, d_other  # element-wise: the forward derivatives are the backward ones
+
+
+class FrexpBackward0(Op):
+    """(mantissa, exponent) = frexp(self), self = mantissa * 2 ** exponent; the int32 exponent has no gradient"""
+    outputs = ("mantissa", "exponent")
+    non_differentiable = ("exponent",)
+    saves = ("exponent",)
+
+    def forward(xp, self):
+        mantissa, exponent = xp.frexp(self)
+        return mantissa, exponent.astype("int32", copy=False)
+
+    def d_self(grads, exponent):
+        return None if grads[0] is None else grads[0] / F.cast_like(F.call(Exp2Backward0, exponent), grads[0])
+
+    def f_self(tangent, exponent):
+        return tangent / F.cast_like(F.call(Exp2Backward0, exponent), tangent), None
 
 
 class NextafterBackward0(Op):
@@ -159,7 +177,12 @@ def fmin(input, other):
 @checked
 def ldexp(input, other):
     """``input * 2 ** other``: builds numbers from mantissas and exponents (the result is floating)."""
-    return LdexpBackward0.apply(input, _tensor_other("ldexp", other))
+    other = _tensor_other("ldexp", other)
+    if other.dtype is backend.bool_ and input.dtype.is_floating_point:  # (PyTorch's kernel for a floating input has
+        # no bool exponents; an integer or bool input goes through floats first, and its bool exponents with it)
+        raise no_kernel("ldexp_cpu_exp", other.dtype, "the exponents are numbers: convert them first, e.g. "
+                        "other.long()")
+    return LdexpBackward0.apply(input, other)
 
 
 @checked
@@ -205,12 +228,11 @@ frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
 @checked
 def frexp(input):
     """Split each number into a mantissa in [0.5, 1) (signed) and an int32 exponent: ``input = mantissa * 2 **
-    exponent``. No gradient, as in PyTorch."""
+    exponent``. The gradient flows through the mantissa (``grad / 2 ** exponent``), as in PyTorch."""
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes [autograd_lab] convert first, e.g. "
                            "x.float()")
-    mantissa, exponent = backend.namespace_of(input._data).frexp(input._data)
-    return frexp_result(Tensor._make(mantissa), Tensor._make(exponent.astype("int32", copy=False)))
+    return frexp_result(*FrexpBackward0.apply(input))
 
 
 @checked

@@ -239,11 +239,13 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
     _check_broadcast("addr", input, (vec1.shape[0], vec2.shape[0]))
-    if backend.result_type(input, vec1, vec2) is backend.bool_:
-        if beta not in (0, 1, True, False) or alpha not in (0, 1, True, False):
-            raise RuntimeError("Boolean beta only supported for Boolean results. [autograd_lab] addr of bool tensors "
-                               "takes beta and alpha of True or False")
+    if backend.result_type(input, vec1, vec2) is backend.bool_:  # (an int beta or alpha counts as true if not 0)
+        _check_scalars(input, beta, alpha)
         return input.logical_and(bool(beta)).logical_or(outer(vec1, vec2).logical_and(bool(alpha)))
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if isinstance(value, bool):
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results. [autograd_lab] addr of "
+                               f"{backend.result_type(input, vec1, vec2)!r} tensors: pass {name}={int(value)}")
     _check_scalars(input if input.dtype is not backend.bool_ else vec1, beta, alpha)
     return AddrBackward0.apply(input, vec1, vec2, beta=beta, alpha=alpha)
 
@@ -317,6 +319,10 @@ def dist(input, other, p=2):
     if not dtype.is_floating_point:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{_dtype_name(input)} instead. [autograd_lab] convert first, e.g. input.float()")
+    if (p < 0 or p == float("inf")) and 0 in tuple(input.shape) + tuple(other.shape):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because the operation "
+                           f"does not have an identity [autograd_lab] dist(p={p}) of tensors with no elements: there "
+                           "is nothing to take the maximum or minimum over")
     return DistBackward0.apply(input, other, p=p)
 
 

@@ -145,6 +145,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} "
                            "dimensions")
+    if input.dtype is backend.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input [autograd_lab] convert it first, e.g. "
+                           "x.float()")
     x = input.reshape(1, -1) if input.ndim < 2 else input
     if not x.dtype.is_floating_point:
         x = x.to(backend.get_default_dtype())
@@ -152,6 +155,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     f, a = _weights("fweights", fweights, n, True), _weights("aweights", aweights, n, False)
     w = f if a is None else (a if f is None else f * a)  # (in the weights' own dtype, as PyTorch)
     total = float(n) if w is None else w.sum()
+    if w is not None and float(total) == 0:
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     mean = x.mean(1, keepdim=True) if w is None else (x * w).sum(1, keepdim=True) / total
     if w is not None and a is not None and correction != 0:
         norm = total - correction * (w * a).sum() / total
@@ -185,6 +190,16 @@ def _spacing(name: str, y, x, dx, dim):
         raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, x=Tensor, "
                         f"dx={type(dx).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
                         " * (Tensor y, *, Number dx = 1, int dim = -1)\n[autograd_lab] pass x or dx, not both")
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(x).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        f" * (Tensor y, *, Number dx = 1, int dim = -1)\n[autograd_lab] a spacing goes in dx=, "
+                        f"e.g. {name}(y, dx={x!r})")
+    if y.dtype is backend.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported [autograd_lab] convert "
+                           "it first, e.g. y.float()")
+    if isinstance(dx, bool):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number. [autograd_lab] got dx={dx}")
     d = _wrap(dim, y.ndim, name)
     if not isinstance(x, Tensor):
         return d, 1.0 if x is None and dx is None else (dx if dx is not None else x)
@@ -205,14 +220,17 @@ def _float(y):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoid rule, at points ``x`` (a tensor) or ``dx`` apart."""
     d, step = _spacing("trapezoid", y, x, dx, dim)
-    y = _float(y)
-    if y.shape[d] == 0:
+    if y.shape[d] == 0:  # (PyTorch returns zeros in y's own dtype here, an integer one too)
         return y.sum(d)
+    y = _float(y)
     ends = y.narrow(d, 1, y.shape[d] - 1) + y.narrow(d, 0, y.shape[d] - 1)
     return (ends * step).sum(d) / 2 if isinstance(step, Tensor) else ends.sum(d) * (step / 2)
 
 
-trapz = trapezoid
+@checked(kinds={"y": "Tensor", "dim": "int"})
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """The older name of ``trapezoid`` (its ``dx`` is a float: True is 1.0 there)."""
+    return trapezoid(y, x, dx=float(dx) if isinstance(dx, bool) else dx, dim=dim)
 
 
 @checked(kinds={"y": "Tensor", "dim": "int"})
@@ -247,7 +265,12 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - PyTorch's parameter na
         raise RuntimeError("torch.histc: max must be larger than min")
     if not (abs(low) < float("inf") and abs(high) < float("inf")):
         raise RuntimeError(f"torch.histc: range of [{low:g}, {high:g}] is not finite")
-    counts = xp.histogram(data, bins=bins, range=(low, high))[0]
+    # PyTorch's kernel: the bin is int((x - min) * bins / (max - min)) in the input's dtype (the last bin takes max);
+    # NumPy's histogram corrects this against its edges, so a value near an edge could land one bin over
+    lo, hi = data.dtype.type(low), data.dtype.type(high)
+    inside = data[(data >= lo) & (data <= hi)]
+    where = ((inside - lo) * data.dtype.type(bins) / (hi - lo)).astype("int64")
+    counts = xp.bincount(xp.minimum(where, bins - 1), minlength=bins)
     return Tensor._make(counts.astype(data.dtype))
 
 
@@ -255,7 +278,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - PyTorch's parameter na
 def bincount(input, weights=None, minlength=0):
     """How often each of 0, 1, ..., max(input) occurs in the 1-D non-negative integer ``input`` (at least
     ``minlength`` counts); with ``weights``, their sums instead (float64 unless the weights are float32)."""
-    if input.dtype.is_floating_point:
+    if input.dtype.is_floating_point or input.dtype is backend.bool_:
         raise no_kernel("bincount_cpu", input.dtype, "bincount counts integers: convert first, e.g. x.long()")
     data = input._data
     if input.ndim != 1 or (data.size and int(data.min()) < 0):
@@ -263,7 +286,7 @@ def bincount(input, weights=None, minlength=0):
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     xp = backend.namespace_of(data)
-    if weights is None:
+    if weights is None or data.size == 0:  # (PyTorch: int64 zeros for an empty input, weights or not)
         return Tensor._make(xp.bincount(data, minlength=minlength).astype("int64"))
     if weights.ndim != 1 or weights.shape[0] != input.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
@@ -284,13 +307,24 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
         raise no_kernel("histogramdd", input.dtype, "histogram counts floating-point values: convert first")
     data = input._data.reshape(-1)
     xp = backend.namespace_of(data)
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                           f"have the same dtype, but got input({_meta_name(input)}), and weight({_meta_name(weight)}) "
+                           "[autograd_lab] convert the weights first, e.g. weight.to(input.dtype)")
+    if isinstance(bins, Tensor) and bins.dtype is not input.dtype:
+        raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input "
+                           f"with dtype {_meta_name(input)} and bins for dimension 0 with dtype {_meta_name(bins)} "
+                           "[autograd_lab] convert the edges first, e.g. bins.to(input.dtype)")
     if isinstance(bins, Tensor):
         edges = bins._data
     else:
         if bins <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
         low, high = (float(range[0]), float(range[1])) if range is not None else (
-            (float(data.min()), float(data.max())) if data.size else (0.0, 0.0))
+            (float(data.min()), float(data.max())) if data.size else (0.0, 1.0))  # (PyTorch's for no data)
+        if not (abs(low) < float("inf") and abs(high) < float("inf")):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{low:g}, {high:g}] is not finite "
+                               "[autograd_lab] give a finite range=, or leave the NaN and infinite values out")
         if low > high:
             raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low:g} max {high:g} for "
                                "dimension 0")
@@ -303,6 +337,12 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
         widths = xp.diff(edges)
         hist = hist / hist.sum() / widths
     return histogram_result(Tensor._make(hist.astype(data.dtype)), Tensor._make(edges.astype(data.dtype)))
+
+
+def _meta_name(t: Tensor) -> str:
+    """The dtype as PyTorch's histogram errors print it: float, double, c10::Half."""
+    name = backend.kernel_type_name(t.dtype)
+    return name.lower() if name in ("Float", "Double") else f"c10::{name}" if name in ("Half", "BFloat16") else name
 
 
 def _counts(xp, data, edges, weights):

@@ -380,6 +380,7 @@ CASES = {
     "FmaxBackward0": (BINARY, "any", [lambda a, b: al.fmax(a, b), lambda a, b: al.fmax(a, a.round())]),
     "FminBackward0": (BINARY, "any", [lambda a, b: al.fmin(a, b)]),
     "LdexpBackward0": (BINARY, "any", [lambda a, b: al.ldexp(a, b)]),
+    "FrexpBackward0": (UNARY, "any", [lambda a: al.frexp(a).mantissa, lambda a: a.frexp()]),
     "I0Backward0": (UNARY, "any", [lambda a: al.i0(a), lambda a: a.i0()]),
     "SpecialI1Backward0": (UNARY, "any", [lambda a: SpecialI1Backward0.apply(a)]),  # (i0's derivative)
     "NextafterBackward0": (BINARY, "any", [lambda a, b: al.nextafter(a, b), lambda a, b: al.nextafter(a, a.round())]),

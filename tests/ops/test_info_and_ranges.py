@@ -72,6 +72,13 @@ def test_set_num_threads_sets_what_get_num_threads_reads():
         al.set_num_threads(1.5)
 
 
+def test_logspace_of_an_integer_dtype_truncates_start_and_end_as_torch():
+    for args in [(1.5, -1, 7, 3.0), (0.5, 2.7, 4, 10), (1, 2, 1, 10)]:
+        for dtype in ("int64", "int32"):
+            ours = al.logspace(*args, dtype=getattr(al, dtype))
+            assert ours.tolist() == torch.logspace(*args, dtype=getattr(torch, dtype)).tolist()
+
+
 @pytest.mark.parametrize("args", [(0, 2, 3), (0, 2, 5, 2), (-1, 1, 4, 3.0), (2, 0, 3), (0, 1, 1), (0, 1, 0)])
 @pytest.mark.parametrize("dtype", [None, "float64", "int64"])
 def test_logspace_matches_torch(args, dtype):

@@ -110,6 +110,22 @@ def test_frexp_matches_torch(dtype):
     np.testing.assert_array_equal(al.ldexp(mantissa, exponent).numpy(), np.array(values, dtype=np.float32))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_frexp_mantissa_has_torchs_gradient(dtype):
+    values = [8.0, 0.3, -5.0, 1e-3, 1.0, 0.0]
+    grads = []
+    for m in (al, torch):
+        x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)
+        mantissa, exponent = m.frexp(x)
+        assert not exponent.requires_grad and type(mantissa.grad_fn).__name__ == "FrexpBackward0"
+        (mantissa * m.arange(6.0, dtype=getattr(m, dtype))).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(*grads)
+    x = al.tensor([1.5, -3.0, 0.3], dtype=al.float64, requires_grad=True)
+    assert al.autograd.gradcheck(lambda a: al.frexp(a).mantissa, (x,))
+    assert al.autograd.gradgradcheck(lambda a: al.frexp(a).mantissa, (x,))
+
+
 def test_positive_is_the_tensor_itself():
     x = al.ones(3, requires_grad=True)
     assert al.positive(x) is x and x.positive() is x
@@ -120,6 +136,8 @@ BAD = {
     "lcm_bool": (lambda m: m.lcm(m.tensor([True]), m.tensor([True])), NotImplementedError),
     "nextafter_int": (lambda m: m.nextafter(m.tensor([1]), m.tensor([2])), NotImplementedError),
     "frexp_int": (lambda m: m.frexp(m.tensor([1, 2])), RuntimeError),
+    "ldexp_bool_exponent": (lambda m: m.ldexp(m.tensor([1.0, 2]), m.tensor([True, False])), NotImplementedError),
+    "ldexp_bool_0_dim_exponent": (lambda m: m.ldexp(m.tensor([1.0, 2]), m.tensor(True)), NotImplementedError),
     "positive_bool": (lambda m: m.positive(m.tensor([True])), RuntimeError),
     "fmax_number": (lambda m: m.fmax(m.tensor([1.0]), 2), TypeError),
     "rsub_bool": (lambda m: m.rsub(m.tensor([True]), m.tensor([True])), RuntimeError),

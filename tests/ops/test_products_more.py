@@ -132,6 +132,14 @@ BAD = {  # the leading phrase of PyTorch's error, checked word for word
     "vdot_dtypes": lambda m: m.vdot(m.zeros(3), m.zeros(3, dtype=m.float64)),
     "dist_shapes": lambda m: m.dist(m.zeros(3), m.zeros(4)),
     "dist_integers": lambda m: m.dist(m.zeros(3, dtype=m.int64), m.zeros(3, dtype=m.int64)),
+    "dist_empty_negative_p": lambda m: m.dist(m.zeros(0), m.zeros(0), -1),
+    "dist_empty_minus_inf": lambda m: m.dist(m.zeros(0, 3), m.zeros(3), -math.inf),
+    "dist_empty_inf": lambda m: m.dist(m.zeros(0), m.zeros(1), math.inf),
+    "addr_bool_beta": lambda m: m.addr(m.zeros(3, 4), m.zeros(3), m.zeros(4), beta=True),
+    "addr_bool_alpha": lambda m: m.addr(m.zeros(3, 4, dtype=m.int64), m.zeros(3, dtype=m.int64),
+                                        m.zeros(4, dtype=m.int64), alpha=False),
+    "addr_bool_float_beta": lambda m: m.addr(m.zeros(2, 2, dtype=m.bool), m.zeros(2, dtype=m.bool),
+                                             m.zeros(2, dtype=m.bool), beta=0.0),
     "chain_matmul_none": lambda m: m.chain_matmul(),
     "chain_matmul_shapes": lambda m: m.chain_matmul(m.zeros(3, 4), m.zeros(5, 4)),
     "chain_matmul_dims": lambda m: m.chain_matmul(m.zeros(3, 4), m.zeros(4)),
@@ -144,6 +152,14 @@ def test_bad_input_raises_torchs_error(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         same_error(torch, BAD[name], RuntimeError)
+
+
+def test_addr_of_bools_takes_any_int_beta_and_alpha_as_torch():
+    for beta, alpha in ((2, 3), (0, 2), (5, 0)):
+        ours, theirs = (m.addr(m.tensor([[True, False], [False, False]]), m.tensor([True, False]),
+                               m.tensor([False, True]), beta=beta, alpha=alpha)
+                        for m in (al, torch))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
 
 
 def test_integer_vdot_and_single_chain_matmul_match_torch():

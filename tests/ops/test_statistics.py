@@ -152,6 +152,14 @@ def test_integrals_match_torch(name):
     assert gradcheck(lambda *t: fn(al, *t), [al.tensor(np.asarray(v, dtype=np.float64), requires_grad=True) for v in values])
 
 
+def test_integral_over_an_empty_dim_and_trapz_dx_as_torch():
+    for f in (lambda m: m.trapezoid(m.zeros(3, 0, dtype=m.int64)), lambda m: m.trapezoid(m.zeros(3, 0), dx=0.5),
+              lambda m: m.trapz(m.tensor([1.0, 2, 4]), dx=True), lambda m: m.trapz(m.tensor([1, 2, 4]), dx=2)):
+        ours, theirs = f(al), f(torch)
+        assert str(ours.dtype)[3:] == str(theirs.dtype)[6:]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
 def test_integrals_of_integers_as_torch():
     for fn in (lambda m: m.trapezoid(m.tensor([1, 2, 4])), lambda m: m.cumulative_trapezoid(m.tensor([1, 2, 4])),
                lambda m: m.trapezoid(m.ones(2, 3, dtype=m.int64), dim=0)):
@@ -173,6 +181,11 @@ COUNTS = {
     "histogram_edges_weight_density": lambda m: m.histogram(m.tensor([1.0, 2, 1, 4, 2.5]), m.tensor([0.0, 1, 3, 5]),
                                                             weight=m.ones(5) * 2, density=True),
     "histogram_range": lambda m: m.histogram(m.tensor([1.0, 2, 1, 4, 2.5], dtype=m.float64), 3, range=(0.0, 2.0)),
+    # histc's bin is int((x - min) * bins / (max - min)), not a search among edges: 0.2 and 0.4 go one bin down
+    "histc_values_on_edges": lambda m: m.histc(m.linspace(0, 1, 101, dtype=m.float64), 10, 0, 1),
+    "histc_values_on_edges_float32": lambda m: m.histc(m.linspace(0, 1, 31), 3, 0, 0.3),
+    "bincount_empty_weights": lambda m: m.bincount(m.tensor([], dtype=m.int64), m.tensor([]), minlength=3),
+    "histogram_empty": lambda m: m.histogram(m.tensor([]), 3),
 }
 
 
@@ -215,6 +228,18 @@ BAD = {
     "histogram_integer": (lambda m: m.histogram(m.tensor([1, 2]), 3), NotImplementedError),
     "histogram_bins": (lambda m: m.histogram(m.tensor([1.0, 2]), 0), RuntimeError),
     "histogram_range": (lambda m: m.histogram(m.tensor([1.0, 2]), 3, range=(2.0, 1.0)), RuntimeError),
+    "cov_bool": (lambda m: m.cov(m.tensor([[True, False], [True, True]])), RuntimeError),
+    "corrcoef_bool": (lambda m: m.corrcoef(m.tensor([True, False, True])), RuntimeError),
+    "cov_weights_sum_to_zero": (lambda m: m.cov(m.ones(2, 3), fweights=m.zeros(3, dtype=m.int64)), RuntimeError),
+    "trapezoid_number_x": (lambda m: m.trapezoid(m.ones(3), 2.0), TypeError),
+    "cumulative_trapezoid_number_x": (lambda m: m.cumulative_trapezoid(m.ones(3), 2), TypeError),
+    "trapezoid_bool": (lambda m: m.trapezoid(m.tensor([True, False])), RuntimeError),
+    "trapezoid_bool_dx": (lambda m: m.trapezoid(m.ones(3), dx=True), RuntimeError),
+    "bincount_bool": (lambda m: m.bincount(m.tensor([True, False])), NotImplementedError),
+    "histogram_weight_dtype": (lambda m: m.histogram(m.ones(2), 3, weight=m.ones(2, dtype=m.float64)), RuntimeError),
+    "histogram_bins_dtype": (lambda m: m.histogram(m.ones(2), m.tensor([0.0, 3], dtype=m.float64)), RuntimeError),
+    "histogram_nan": (lambda m: m.histogram(m.tensor([1.0, math.nan]), 3), RuntimeError),
+    "histogram_infinite_range": (lambda m: m.histogram(m.ones(2), 3, range=(0.0, math.inf)), RuntimeError),
 }
 
 
