@@ -38,7 +38,7 @@ from ._errors import mixed_devices_message
 from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index, checked_key
 from .view_history import rebase_history
 
-__all__ = ["check_inplace", "check_sources", "commit", "overlap_status", "writable_array"]
+__all__ = ["check_inplace", "check_sources", "commit", "overlap_status", "tensors_in", "writable_array"]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -193,7 +193,7 @@ _SOURCE_TYPES = (Tensor, tuple, list)
 
 
 def _check_source(tensor: Tensor, op_name: str, arg, indices: bool) -> None:
-    for source in (arg,) if isinstance(arg, Tensor) else _tensors(arg):
+    for source in tensors_in(arg):
         if (indices and source.dtype is backend.bool_) or (op_name in _EXPANDED_FIRST and source.shape != tensor.shape):
             continue
         status = overlap_status(tensor, source)
@@ -201,12 +201,13 @@ def _check_source(tensor: Tensor, op_name: str, arg, indices: bool) -> None:
             raise RuntimeError(INPUT_OVERLAP_MESSAGE + _source_hint(op_name, tensor, source, status))
 
 
-def _tensors(arg):
+def tensors_in(arg):
+    """The tensors in an argument: itself, or those inside a (nested) tuple or list."""
     if isinstance(arg, Tensor):
         yield arg
     elif isinstance(arg, (tuple, list)):
         for item in arg:
-            yield from _tensors(item)
+            yield from tensors_in(item)
 
 
 def _source_hint(op_name: str, tensor: Tensor, source: Tensor, status: str) -> str:

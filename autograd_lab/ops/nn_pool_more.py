@@ -63,14 +63,14 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     """The maximum of each (dilated) window of (N, C, L) sequences (or one (C, L)), as ``F.max_pool1d``; with
     ``return_indices``, also where it was (a position in L). ``max_pool2d`` over a height of 1."""
     op = "max_pool1d"
-    if input.ndim not in (2, 3):
+    empty = input.ndim in (2, 3) and 0 in input.shape[-2:]  # (only the batch may be empty)
+    if input.ndim not in (2, 3) or empty and not return_indices:
         raise RuntimeError(f"{op}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but "
                            f"got:{list(input.shape)}")
-    if 0 in input.shape[-2:]:  # (only the batch may be empty; with indices, PyTorch checks it as max_pool2d does)
+    if empty:  # (with indices, PyTorch checks it as max_pool2d does, over a height of 1)
         shape = list(input.shape[:-1]) + [1, input.shape[-1]]
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
-                           f"{shape}" if return_indices else f"{op}: Expected 2D or 3D (batch mode) tensor with "
-                           f"optional 0 dim batch size for input, but got:{list(input.shape)}")
+                           f"{shape}")
     if not return_indices and input._data.dtype.kind in "iub":
         raise no_kernel(f"{op}_impl", input.dtype, f"{op} is for floating-point tensors: convert first, e.g. x.float()")
     kernel = _one_int(kernel_size, "kernel_size", op, words="an int, list of ints or tuple of ints")

@@ -82,9 +82,9 @@ def _check_overlap(name: str, out: Tensor, args, kwargs) -> None:
     refuses: partial overlap (``assert_no_partial_overlap``), or any for ``cat``/``stack``."""
     if name in _UNCHECKED:
         return
-    from .inplace import INPUT_OVERLAP_MESSAGE, _tensors, overlap_status  # (inplace imports the op families)
+    from .inplace import INPUT_OVERLAP_MESSAGE, overlap_status, tensors_in  # (inplace imports the op families)
     for arg in (*args, *kwargs.values()):
-        for source in _tensors(arg):
+        for source in tensors_in(arg):
             status = overlap_status(out, source)
             if status == "partial" or (status == "full" and name in _ANY_OVERLAP):
                 raise RuntimeError(INPUT_OVERLAP_MESSAGE + _overlap_hint(name, out, source, status))
