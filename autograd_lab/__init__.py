@@ -47,6 +47,7 @@ from .creation import (
     Generator,
     arange,
     as_tensor,
+    default_generator,
     empty,
     empty_like,
     eye,

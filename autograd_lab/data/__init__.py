@@ -14,11 +14,31 @@ Nothing is downloaded: the 8x8 handwritten digits ship with the package (``load_
 from __future__ import annotations
 
 from .dataloader import DataLoader, default_collate, default_convert
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split, train_test_split
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+    train_test_split,
+)
 from .digits import load_digits
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 from .synthetic import make_blobs, make_moons, make_spirals
 from .worker import WorkerInfo, get_worker_info
 
 __all__ = ["Dataset", "IterableDataset", "get_worker_info", "WorkerInfo", "TensorDataset", "Subset", "ConcatDataset",
+           "StackDataset", "ChainDataset",
            "random_split", "train_test_split", "DataLoader",
-           "default_collate", "default_convert", "make_moons", "make_spirals", "make_blobs", "load_digits"]
+           "default_collate", "default_convert", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler", "make_moons", "make_spirals", "make_blobs", "load_digits"]

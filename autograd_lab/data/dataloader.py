@@ -13,7 +13,6 @@ is iterated, each worker over its own copy (use :func:`~.worker.get_worker_info`
 from __future__ import annotations
 
 import itertools
-import math
 import multiprocessing
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -26,6 +25,7 @@ from ..creation import Generator
 from ..ops.join import stack
 from ..tensor import Tensor
 from .dataset import IterableDataset
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _InfiniteConstantSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert"]
 
@@ -83,9 +83,11 @@ def default_collate(batch: Sequence):
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples, merged by ``collate_fn``.
 
-    ``shuffle=True`` draws a new order each epoch from ``generator`` (the global generator by default,
-    so ``al.manual_seed`` makes runs repeatable); ``drop_last`` drops a final, smaller batch;
-    ``sampler`` gives the order of indices explicitly; ``batch_size=None`` yields samples one by one.
+    The order of the samples is a sampler's (:mod:`.sampler`), kept as ``loader.sampler``: ``SequentialSampler``, or
+    with ``shuffle=True`` a ``RandomSampler`` that draws a new order each epoch from ``generator`` (the global
+    generator by default, so ``al.manual_seed`` makes runs repeatable); or the ``sampler`` given. A ``BatchSampler``
+    (``loader.batch_sampler``, or the one given) groups its indices into batches; ``drop_last`` drops a final,
+    smaller batch; ``batch_size=None`` yields samples one by one.
 
     Worker processes (see the module docstring): ``num_workers``, ``prefetch_factor`` (batches in flight per
     worker, 2 by default), ``persistent_workers`` (keep the workers from one epoch to the next),
@@ -111,13 +113,17 @@ class DataLoader:
         if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
                              "drop_last")
-        if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool)
-                                       or batch_size <= 0):
-            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
         if batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+        if batch_sampler is not None:
+            batch_size, drop_last = None, False  # (the batch sampler decides both)
+        if sampler is None:
+            sampler = _InfiniteConstantSampler() if isinstance(dataset, IterableDataset) else \
+                RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset = dataset
-        self.batch_size = batch_size if batch_sampler is None else None
+        self.batch_size = batch_size
         self.shuffle = bool(shuffle)
         self.sampler = sampler
         self.batch_sampler = batch_sampler
@@ -135,28 +141,22 @@ class DataLoader:
         if pin_memory:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
                           "memory won't be used.", UserWarning, stacklevel=2)
-        self.auto_collation = batch_size is not None or batch_sampler is not None
+        self.auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn or (default_collate if self.auto_collation else default_convert)
         self._iterator = None  # the workers' iterator, kept between epochs with persistent_workers
+        self._initialized = True
 
-    def _indices(self) -> Iterator[int]:
-        if self.sampler is not None:
-            return iter(self.sampler)
-        if self.shuffle:
-            rng = (self.generator or creation.default_generator)._rng
-            return iter(rng.permutation(len(self.dataset)).tolist())  # (drawn now: before a worker's base seed)
-        return iter(range(len(self.dataset)))
+    def __setattr__(self, name: str, value) -> None:
+        if name in _FIXED_AFTER_INIT and self.__dict__.get("_initialized"):
+            raise ValueError(f"{name} attribute should not be set after {type(self).__name__} is initialized "
+                             "[autograd_lab] make a new DataLoader with the setting you want")
+        super().__setattr__(name, value)
 
     def _batches_of_indices(self) -> Iterator:
-        """What each fetch is given: a list of indices per batch, one index per sample without batching, and for
-        an ``IterableDataset`` placeholders (``None``) that only count the samples."""
-        if isinstance(self.dataset, IterableDataset):
-            return itertools.repeat(None if self.batch_size is None else [None] * self.batch_size)
-        if self.batch_sampler is not None:
-            return iter(self.batch_sampler)
-        if self.batch_size is None:
-            return self._indices()
-        return _batched(self._indices(), self.batch_size, self.drop_last)
+        """What each fetch is given: a list of indices per batch (the batch sampler's), or one index per sample
+        without batching (the sampler's); for an ``IterableDataset`` placeholders (``None``) that only count the
+        samples. (A random sampler draws the epoch's order now, before a worker's base seed.)"""
+        return iter(self.batch_sampler if self.auto_collation else self.sampler)
 
     def _fetcher_factory(self) -> _FetcherFactory:
         return _FetcherFactory(isinstance(self.dataset, IterableDataset), self.auto_collation, self.collate_fn,
@@ -175,23 +175,13 @@ class DataLoader:
         return iterator
 
     def __len__(self) -> int:
-        if self.batch_sampler is not None:
-            return len(self.batch_sampler)
-        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
-        if self.batch_size is None:
-            return n
-        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+        if isinstance(self.dataset, IterableDataset):  # (the dataset's own length, in batches)
+            n = len(self.dataset)
+            return n if self.batch_size is None else len(BatchSampler(range(n), self.batch_size, self.drop_last))
+        return len(self.batch_sampler if self.auto_collation else self.sampler)
 
 
-def _batched(indices: Iterator[int], size: int, drop_last: bool) -> Iterator[list[int]]:
-    batch: list[int] = []
-    for index in indices:
-        batch.append(index)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch and not drop_last:
-        yield batch
+_FIXED_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
 
 def _single_process_batches(loader: DataLoader, batches_of_indices: Iterator) -> Iterator:

@@ -16,8 +16,8 @@ from .. import creation
 from ..creation import Generator, default_generator
 from ..tensor import Tensor
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
-           "train_test_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "StackDataset", "ChainDataset",
+           "random_split", "train_test_split"]
 
 
 class Dataset:
@@ -105,6 +105,47 @@ class ConcatDataset(Dataset):
         which = bisect.bisect_right(self.cumulative_sizes, index)
         start = self.cumulative_sizes[which - 1] if which else 0
         return self.datasets[which][index - start]
+
+
+class StackDataset(Dataset):
+    """Datasets of the same length side by side: ``dataset[i]`` is ``(a[i], b[i], ...)`` for
+    ``StackDataset(a, b, ...)``, or ``{"image": a[i], "label": b[i]}`` for ``StackDataset(image=a, label=b)``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                             "but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = args or kwargs
+        lengths = [len(d) for d in (args or kwargs.values())]
+        if len(set(lengths)) != 1:
+            raise ValueError(f"Size mismatch between datasets [autograd_lab] their lengths are {lengths}")
+        self._length = lengths[0]
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {key: dataset[index] for key, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets one after another (``ConcatDataset`` is the map-style counterpart)."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = datasets
+
+    def __iter__(self):
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from dataset
+
+    def __len__(self) -> int:
+        return sum(len(dataset) for dataset in self.datasets)
 
 
 def _lengths_from_fractions(fractions: Sequence[float], total: int) -> list[int]:

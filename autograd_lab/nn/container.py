@@ -13,7 +13,8 @@ __all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
 def _index(index: int, length: int, kind: str) -> int:
     if not -length <= index < length:
-        raise IndexError(f"index {index} is out of range (the {kind} holds {length} modules)")
+        raise IndexError(f"index {index} is out of range [autograd_lab] the {kind} holds {length} "
+                         f"module{'' if length == 1 else 's'}")
     return index % length
 
 
@@ -83,6 +84,38 @@ class Sequential(Module):
         module = self[index]
         del self[index]
         return module
+
+    def __add__(self, other: Sequential) -> Sequential:
+        """A new Sequential: this one's modules, then ``other``'s."""
+        _check_sequential("add", other)
+        return Sequential().extend(self).extend(other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        _check_sequential("add", other)
+        return self.extend(list(other))
+
+    def __mul__(self, times: int) -> Sequential:
+        """A new Sequential with this one's modules ``times`` over (the same modules, so their parameters are shared)."""
+        _check_repeats(self, times)
+        return Sequential().extend(list(self) * times)
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times: int) -> Sequential:
+        _check_repeats(self, times)
+        return self.extend(list(self) * (times - 1))
+
+
+def _check_sequential(operation: str, other) -> None:
+    if not isinstance(other, Sequential):
+        raise ValueError(f"{operation} operator supports only objects of Sequential class, but {type(other)} is given.")
+
+
+def _check_repeats(sequential: Sequential, times) -> None:
+    if not isinstance(times, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(sequential)} and {type(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {type(sequential)}")
 
 
 class ModuleList(Module):

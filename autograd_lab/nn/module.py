@@ -114,17 +114,27 @@ class Module(ModuleHooks):
         """The sub-module at a dotted path, ``model.get_submodule('features.0')``."""
         module = self
         for part in target.split(".") if target else []:
-            if part not in module._modules:
-                raise AttributeError(f"{type(module).__name__} has no attribute `{part}`")
-            module = module._modules[part]
+            module = _attribute(module, part)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{part}` is not an nn.Module")
         return module
 
     def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path, ``model.get_parameter('features.0.weight')``."""
+        module_path, _, name = target.rpartition(".")
+        param = _attribute(self.get_submodule(module_path), name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path, ``model.get_buffer('bn.running_mean')``."""
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
-        if name not in module._parameters:
-            raise AttributeError(f"{type(module).__name__} has no parameter `{name}`")
-        return module._parameters[name]
+        buffer = _attribute(module, name)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
 
     def __setattr__(self, name: str, value) -> None:
         params = self.__dict__.get("_parameters")
@@ -439,3 +449,10 @@ def _reset_grad(param: Tensor, set_to_none: bool) -> None:
     else:
         grad.requires_grad_(False)
     grad.zero_()
+
+
+def _attribute(module: Module, name: str):
+    """``getattr`` for the ``get_*`` lookups, with PyTorch's message for a name the module does not have."""
+    if not hasattr(module, name):
+        raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+    return getattr(module, name)

@@ -175,6 +175,19 @@ def _bernoulli_in_place(input, p=0.5, *, generator=None):
     return BernoulliBackward2.apply(input, p=_probability(p, "bernoulli"), generator=gen)
 
 
+def _check_weights(xp, w, entry_by_entry: bool) -> None:
+    """Refuse negative, infinite and NaN weights, in PyTorch's words: drawing several with replacement, its kernel
+    checks entry by entry and names the first bad one (NaN fails its ``>= 0`` test); otherwise one check of all."""
+    bad = ~(w >= 0) | ~xp.isfinite(w)
+    if not bool(bad.any()):
+        return
+    if not entry_by_entry:
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    first = w.reshape(-1)[int(xp.argmax(bad.reshape(-1)))]
+    raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                       f"{'< 0' if not first >= 0 else '= infinity or NaN'})")
+
+
 @checked(kinds={"num_samples": "int"})
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """``num_samples`` category indices per row of ``input`` (weights, not necessarily summing to 1), drawn with or
@@ -191,8 +204,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     w = input._data.astype("float64").reshape(-1, categories)
     xp = backend.namespace_of(w)
-    if not bool(xp.isfinite(w).all()) or bool((w < 0).any()):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    _check_weights(xp, w, replacement and num_samples > 1)
     if bool((w.sum(1) <= 0).any()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     rng = _generator(generator, input)._rng

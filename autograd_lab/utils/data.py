@@ -6,12 +6,20 @@
 from __future__ import annotations
 
 from ..data import (
+    BatchSampler,
+    ChainDataset,
     ConcatDataset,
     DataLoader,
     Dataset,
     IterableDataset,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    StackDataset,
     Subset,
+    SubsetRandomSampler,
     TensorDataset,
+    WeightedRandomSampler,
     WorkerInfo,
     default_collate,
     default_convert,
@@ -24,5 +32,7 @@ from ..data import (
 )
 
 __all__ = ["Dataset", "IterableDataset", "get_worker_info", "WorkerInfo", "TensorDataset", "Subset", "ConcatDataset",
+           "StackDataset", "ChainDataset",
            "random_split", "train_test_split", "DataLoader",
-           "default_collate", "default_convert", "make_moons", "make_spirals", "make_blobs"]
+           "default_collate", "default_convert", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler", "make_moons", "make_spirals", "make_blobs"]
