@@ -279,6 +279,33 @@ from .ops.statistics import (
     trapz,
 )
 from .ops.tensor_products import cdist, inner, kron, tensordot
+from .ops.top_level_nn import (
+    adaptive_avg_pool1d,
+    avg_pool1d,
+    celu,
+    channel_shuffle,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    cosine_similarity,
+    dropout,
+    group_norm,
+    hardshrink,
+    layer_norm,
+    log_softmax,
+    max_pool1d,
+    max_pool2d,
+    pairwise_distance,
+    pixel_shuffle,
+    pixel_unshuffle,
+    prelu,
+    selu,
+    softmax,
+    threshold,
+)
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
 from .ops.views_more import (

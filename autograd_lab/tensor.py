@@ -169,6 +169,14 @@ class Tensor:
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
 
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    def get_device(self) -> int:
+        """The index of the GPU holding this tensor; -1 for a tensor in main memory, as PyTorch."""
+        return -1 if self.device.type == "cpu" else self.device.index
+
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 
