@@ -8,12 +8,13 @@ the tensor it filled.
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "xavier_uniform_",
-           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_"]
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -47,7 +48,7 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
 
 def _fan(tensor: Tensor, mode: str) -> int:
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -62,6 +63,25 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
     """Fill with samples from N(mean, std^2)."""
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None) -> Tensor:
+    """Fill with samples from N(mean, std^2) truncated to [a, b]: uniform draws between the normal CDF's values at
+    ``a`` and ``b``, mapped back through the inverse CDF (written with ``erfinv``), as PyTorch draws them."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
+
+    def cdf(x: float) -> float:  # the standard normal's
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    low, high = cdf((a - mean) / std), cdf((b - mean) / std)
+    with no_grad():
+        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0)).add_(mean)
+        return tensor.clamp_(min=a, max=b)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -86,6 +106,23 @@ def eye_(tensor: Tensor) -> Tensor:
     from ..creation import eye
     with no_grad():
         return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a convolution's weight (3-, 4- or 5-D) so that the convolution passes its input through unchanged: a 1
+    at the kernel's centre joining output channel ``d`` to input channel ``d`` (in each of ``groups``)."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = tensor.shape[0] // groups
+    centre = tuple(s // 2 for s in tensor.shape[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, tensor.shape[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
@@ -118,6 +155,43 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
     if fan == 0:
         return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain`` (Saxe et al., 2013): the Q of the QR decomposition of a
+    normal random matrix, its columns' signs fixed by R's diagonal. Dims past the first are flattened."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    from ..linalg import qr
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with no_grad():
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flat.t_()
+        q, r = qr(flat)
+        q = q * r.diagonal().sign()
+        if rows < cols:
+            q.t_()
+        tensor.view_as(q).copy_(q)
+        return tensor.mul_(gain)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Fill a 2-D tensor from N(0, std^2), then zero a ``sparsity`` share of each column's entries, at rows drawn
+    at random per column (Martens, 2010)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from ..creation import randperm
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows, generator=generator)[:zeros], col] = 0
+    return tensor
 
 
 def _reset_affine(weight, bias) -> None:
