@@ -55,6 +55,9 @@ from .loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
@@ -126,6 +129,7 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "SiLU", "Mish", "Softplus", "Softsign", "Tanhshrink",
            "Hardsigmoid", "Hardswish", "LogSigmoid", "GLU", "Softmin", "Hardshrink", "Softshrink", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineSimilarity", "PairwiseDistance",
            # attention and transformers
            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",

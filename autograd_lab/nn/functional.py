@@ -68,6 +68,7 @@ from ..ops.nn_loss import (
     mse_loss,
     nll_loss,
 )
+from ..ops.nn_loss_margins import multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss
 from ..ops.nn_loss_more import (
     gaussian_nll_loss,
     hinge_embedding_loss,
@@ -108,7 +109,8 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "softsign", "tanhshrink", "hardsigmoid", "hardswish", "logsigmoid", "glu", "softmin", "hardshrink",
            "softshrink", "smooth_l1_loss", "huber_loss", "kl_div", "margin_ranking_loss", "soft_margin_loss",
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "cosine_similarity", "normalize", "pairwise_distance",
+           "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+           "cosine_similarity", "normalize", "pairwise_distance",
            # attention
            "scaled_dot_product_attention", "multi_head_attention_forward",
            # more normalisation

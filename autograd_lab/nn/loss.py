@@ -1,6 +1,7 @@
 """Loss layers: ``MSELoss``, ``L1Loss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``;
 ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``, ``MarginRankingLoss``, ``SoftMarginLoss``, ``HingeEmbeddingLoss``,
-``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``PoissonNLLLoss``, ``GaussianNLLLoss``.
+``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``PoissonNLLLoss``, ``GaussianNLLLoss``; the multi-class margins
+``MultiMarginLoss``, ``MultiLabelMarginLoss`` and ``MultiLabelSoftMarginLoss``.
 
 Each takes ``reduction`` ('mean', 'sum' or 'none'); class weights are registered as buffers, as in PyTorch.
 """
@@ -15,7 +16,8 @@ from .module import Module
 
 __all__ = ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
-           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "MultiLabelSoftMarginLoss"]
 
 
 def _legacy_reduction(size_average, reduce, reduction: str) -> str:
@@ -213,3 +215,35 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor, var) -> Tensor:
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """The multi-class hinge loss: classes scoring within ``margin`` of the target class cost the gap (``p=1``) or
+    its square (``p=2``), times the target class's ``weight``, averaged over the classes."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None, size_average=None, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Each sample's target classes (listed in ``target``, ended by -1) should score 1 above every other class."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """A logistic loss per class against 0/1 targets, averaged over the classes."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)

@@ -139,3 +139,24 @@ CASES.update({  # more joining, views and scatters (ops/join_more.py, ops/views_
     "SliceScatterBackward0": (SHAPED, "any", [lambda a: a.slice_scatter(a[:1] * 2, 0, 1, 2), lambda a: a.slice_scatter(a * 3)]),
     "DiagonalScatterBackward0": (MATRIX, "any", [lambda a, w: a.diagonal_scatter(a.diagonal(1) * 2, 1)]),
 })
+
+
+def _labels(a):
+    """A class index per row of ``a`` (every class in turn)."""
+    return al.tensor(np.arange(a.shape[0]) % a.shape[1])
+
+
+def _label_lists(a):
+    """Per row of ``a``: its class in turn, then -1 (the end of the list), as multilabel_margin_loss reads them."""
+    lists = -np.ones(a.shape, dtype=np.int64)
+    lists[:, 0] = np.arange(a.shape[0]) % a.shape[1]
+    return al.tensor(lists)
+
+
+CASES.update({  # the multi-class margin losses (ops/nn_loss_margins.py)
+    "MultiMarginLossBackward0": (MATRIX, "any", [
+        lambda a, w: F.multi_margin_loss(a, _labels(a)),
+        lambda a, w: F.multi_margin_loss(a, _labels(a), p=2, margin=2.0, reduction="none"),
+        lambda a, w: F.multi_margin_loss(a, _labels(a), weight=al.linspace(0.5, 1.5, a.shape[1], dtype=a.dtype))]),
+    "MultilabelMarginLossBackward0": (MATRIX, "any", [lambda a, w: F.multilabel_margin_loss(a * 0.2, _label_lists(a))]),
+})
