@@ -1,4 +1,4 @@
-"""Activation layers: ``ReLU``, ``LeakyReLU``, ``Threshold``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``,
+"""Activation layers: ``ReLU``, ``LeakyReLU``, ``RReLU``, ``Threshold``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``,
 ``LogSoftmax``; ``Hardtanh``, ``ReLU6``, ``ELU``, ``SELU``, ``CELU``, ``SiLU``, ``Mish``, ``Softplus``, ``Softsign``,
 ``Tanhshrink``, ``Hardsigmoid``, ``Hardswish``, ``LogSigmoid``, ``GLU``, ``Softmin``, ``Hardshrink``, ``Softshrink``;
 ``PReLU`` (a learned negative slope)."""
@@ -12,7 +12,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["ReLU", "LeakyReLU", "Threshold", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "Hardtanh", "ReLU6",
+__all__ = ["ReLU", "LeakyReLU", "RReLU", "Threshold", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "Hardtanh", "ReLU6",
            "ELU", "SELU", "CELU", "SiLU", "Mish", "Softplus", "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish",
            "LogSigmoid", "GLU", "Softmin", "Hardshrink", "Softshrink", "PReLU"]
 
@@ -44,6 +44,21 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: ``x`` where ``x > 0``, else ``a * x``; while training ``a`` is drawn from
+    U(lower, upper) for each element, in eval it is ``(lower + upper) / 2``."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
 
 
 class Threshold(Module):

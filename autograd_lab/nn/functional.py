@@ -10,6 +10,7 @@ import operator
 
 from .. import backend
 from ..ops._args import checked
+from ..ops.alpha_dropout import alpha_dropout, feature_alpha_dropout
 from ..ops.attention import scaled_dot_product_attention
 from ..ops.multi_head_attention import multi_head_attention_forward
 from ..ops.nn import (
@@ -26,7 +27,7 @@ from ..ops.nn import (
     log_softmax,
     softmax,
 )
-from ..ops.nn_activation import leaky_relu, threshold
+from ..ops.nn_activation import leaky_relu, rrelu, rrelu_, threshold
 from ..ops.nn_activation_more import (
     celu,
     celu_,
@@ -102,8 +103,9 @@ from ..tensor import Tensor
 __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "softmax", "log_softmax", "gelu",
            "relu", "sigmoid", "tanh", "dropout", "embedding", "batch_norm", "nll_loss", "cross_entropy", "mse_loss",
            "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "max_pool2d_with_indices",
-           "addmm", "erf", "pad", "conv1d", "dropout1d", "dropout2d", "dropout3d", "leaky_relu", "leaky_relu_", "threshold",
-           "threshold_", "layer_norm", "instance_norm", "interpolate",
+           "addmm", "erf", "pad", "conv1d", "dropout1d", "dropout2d", "dropout3d",
+           "alpha_dropout", "feature_alpha_dropout", "leaky_relu", "leaky_relu_", "threshold",
+           "threshold_", "rrelu", "rrelu_", "layer_norm", "instance_norm", "interpolate",
            # more activations, losses and distances
            "hardtanh", "hardtanh_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "silu", "mish", "softplus",
            "softsign", "tanhshrink", "hardsigmoid", "hardswish", "logsigmoid", "glu", "softmin", "hardshrink",

@@ -10,7 +10,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Identity", "Linear", "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding"]
+__all__ = ["Identity", "Linear", "Flatten", "Unflatten", "Dropout", "AlphaDropout", "FeatureAlphaDropout", "Dropout1d",
+           "Dropout2d", "Dropout3d", "Embedding"]
 
 
 class Identity(Module):
@@ -95,6 +96,21 @@ class Dropout(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """In training, dropout for self-normalizing (SELU) networks: dropped elements take SELU's saturation value and
+    the result keeps the input's mean and variance; in eval, identity."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """``AlphaDropout`` of whole channels (one draw per sample and channel)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)
 
 
 class Dropout1d(_DropoutNd):

@@ -1,4 +1,5 @@
-"""Activations with a setting: ``leaky_relu`` (a slope below zero) and ``threshold`` (a value below a threshold).
+"""Activations with a setting: ``leaky_relu`` (a slope below zero), ``rrelu`` (a random slope below zero, while
+training) and ``threshold`` (a value below a threshold).
 
 Each has PyTorch's two nodes: the out-of-place one (``LeakyReluBackward0``, ``ThresholdBackward0``) and the
 in-place one (``inplace=True``: ``LeakyReluBackward1``, which reads the result, as the input is overwritten;
@@ -8,12 +9,13 @@ in :mod:`.pointwise`.
 
 from __future__ import annotations
 
+from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._op import Op
 from .inplace import _run_inplace
 
-__all__ = ["leaky_relu", "threshold"]
+__all__ = ["leaky_relu", "rrelu", "rrelu_", "threshold"]
 
 _NEGATIVE_SLOPE_IN_PLACE = (
     "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is "
@@ -50,6 +52,64 @@ class LeakyReluBackward1(Op):
         return formulas.where(result > 0, grad, grad * negative_slope)
 
     f_self = d_self
+
+
+class RreluWithNoiseBackward0(Op):
+    """out = x * noise: the noise is 1 where x > 0; below, a slope drawn from U(lower, upper) per element in
+    training, the mean slope (lower + upper) / 2 otherwise"""
+    saves = ("lower", "noise", "self", "training", "upper")
+    tensor_params = ("noise",)
+
+    def forward(xp, self, *, noise, lower, upper, training):
+        return (self * noise).astype(self.dtype, copy=False)
+
+    def d_self(grad, lower, noise, self, training, upper):
+        return grad * formulas.array_of(noise)
+
+    f_self = d_self
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    """``rrelu(x, inplace=True)``: as ``RreluWithNoiseBackward0``; the noise alone gives the gradient"""
+    saves = ("lower", "noise", "result", "training", "upper")
+
+    def d_self(grad, lower, noise, result, training, upper):
+        return grad * formulas.array_of(noise)
+
+    f_self = d_self
+
+
+def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool, generator) -> Tensor:
+    from .nn import _generator_rng
+    data = input._data
+    xp = backend.namespace_of(data)
+    if training:
+        below = xp.asarray(_generator_rng(generator, input.device).uniform(lower, upper, data.shape))
+    else:
+        below = (lower + upper) / 2
+    # (at NaN PyTorch's training kernel tests x <= 0 and its eval one x > 0: the gradient there is 1, or the slope)
+    positive = ~(data <= 0) if training else data > 0
+    return Tensor._make(xp.where(positive, 1.0, below).astype(data.dtype))
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False, generator=None) -> Tensor:
+    """Randomized leaky ReLU (Xu et al., 2015): ``x`` where ``x > 0``, else ``a * x``, with ``a`` drawn from
+    U(lower, upper) for each element while training, and ``(lower + upper) / 2`` otherwise."""
+    if not input.is_floating_point():
+        from ._errors import no_kernel
+        raise no_kernel("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", input.dtype,
+                        "rrelu takes floating values: call input.float()")
+    noise = _rrelu_noise(input, lower, upper, training, generator)
+    params = {"noise": noise, "lower": lower, "upper": upper, "training": training}
+    if inplace:
+        return _run_inplace(input, "rrelu_", lambda x: RreluWithNoiseBackward1.apply(x, **params), (), {})
+    return RreluWithNoiseBackward0.apply(input, **params)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator=None) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True, generator=generator)
 
 
 class ThresholdBackward0(Op):

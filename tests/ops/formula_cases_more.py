@@ -160,3 +160,8 @@ CASES.update({  # the multi-class margin losses (ops/nn_loss_margins.py)
         lambda a, w: F.multi_margin_loss(a, _labels(a), weight=al.linspace(0.5, 1.5, a.shape[1], dtype=a.dtype))]),
     "MultilabelMarginLossBackward0": (MATRIX, "any", [lambda a, w: F.multilabel_margin_loss(a * 0.2, _label_lists(a))]),
 })
+
+CASES.update({  # rrelu (ops/nn_activation.py): in eval, its noise is fixed
+    "RreluWithNoiseBackward0": (UNARY, "any", [lambda a: F.rrelu(a, 0.1, 0.4)]),
+    "RreluWithNoiseBackward1": (UNARY, "any", [lambda a: F.rrelu(a * 1, 0.2, 0.3, inplace=True)]),
+})
