@@ -154,13 +154,28 @@ def _params_with_grad(group: dict) -> Iterable[Tensor]:
     return (p for p in group["params"] if p.grad is not None)
 
 
+def _check_lr(lr) -> None:
+    """PyTorch's checks of a learning rate: a number or a one-element tensor, not negative."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if lr < 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _hyperparameter(value):
+    """A hyperparameter as the step computes with it. PyTorch takes ``lr=torch.tensor(0.01)`` too: a one-element
+    tensor becomes a NumPy number of its dtype, so the step's scalar arithmetic with it rounds in that dtype
+    (float32 unless float64 is the default), as PyTorch's arithmetic with the tensor does."""
+    if isinstance(value, Tensor):
+        return backend.to_host(value._data).reshape(())[()]
+    return value
+
+
 def _step_dtype():
     """The dtype of a step count kept as a tensor: float64 when that is the default dtype, else
     float32 (PyTorch's ``_get_scalar_dtype``)."""
     default = backend.get_default_dtype()
     return default if default is backend.float64 else backend.float32
-
-
 
 
 def _implementation_options(**options) -> dict:
