@@ -20,6 +20,8 @@ class ASGD(Optimizer):
     ``eta`` and ``mu`` are kept as one-element tensors of the step's dtype, as PyTorch keeps them.
     """
 
+    _scalar_state_keys = ("step", "eta", "mu")
+
     def __init__(self, params, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
                  weight_decay: float = 0, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:

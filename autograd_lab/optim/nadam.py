@@ -20,6 +20,8 @@ class NAdam(Optimizer):
     directly, as AdamW does, instead of adding ``weight_decay * p`` to the gradient.
     """
 
+    _scalar_state_keys = ("step", "mu_product")
+
     def __init__(self, params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,

@@ -11,7 +11,7 @@ import copy
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
-from .. import backend
+from .. import backend, creation
 from ..autograd.grad_mode import enable_grad
 from ..nn.module import _reset_grad
 from ..tensor import Tensor
@@ -31,6 +31,8 @@ required = _Required()
 
 class Optimizer:
     """Base class of optimizers: ``opt.zero_grad()``, ``loss.backward()``, ``opt.step()``."""
+
+    _scalar_state_keys: tuple[str, ...] = ("step",)  # state kept as one-element tensors of ``_step_dtype()``
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -125,8 +127,14 @@ class Optimizer:
             if param is None:
                 continue
             self.state[param] = {k: _cast_like(v, param, k) for k, v in value.items()}
+            for key in self._scalar_state_keys:  # (older PyTorch saved them as numbers)
+                if key in value and not isinstance(value[key], Tensor):
+                    self.state[param][key] = creation.tensor(float(value[key]), dtype=_step_dtype())
         for group, saved in zip(self.param_groups, saved_groups):
-            group.update({k: v for k, v in saved.items() if k != "params"})
+            params = group["params"]
+            group.clear()  # the saved group replaces it (keys the optimizer added since, as initial_lr, go)
+            group.update(self.defaults, **saved)  # (what an older PyTorch did not save takes the defaults)
+            group["params"] = params
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
