@@ -37,17 +37,18 @@ class SGD(Optimizer):
         version counters are bumped as ``buf.mul_(momentum).add_(g)`` and ``param.add_(buf, alpha=-lr)`` would."""
         lr, momentum, dampening, decay = (group[k] for k in ("lr", "momentum", "dampening", "weight_decay"))
         lr, maximize, nesterov, state = _hyperparameter(lr), group["maximize"], group["nesterov"], self.state
+        params = list(_params_with_grad(group))
+        # the buffers are looked up before any update, as PyTorch does (a parameter listed twice gets two at first)
+        buffers = [state[param].get("momentum_buffer") for param in params] if momentum != 0 else [None] * len(params)
         with no_grad():
-            for param in _params_with_grad(group):
+            for param, buf in zip(params, buffers):
                 data = writable_array(param, "add_")
                 grad = -param.grad._data if maximize else param.grad._data
                 if decay != 0:
                     grad = grad + decay * data
                 if momentum != 0:
-                    param_state = state[param]
-                    buf = param_state.get("momentum_buffer")
                     if buf is None:
-                        buf = param_state["momentum_buffer"] = Tensor._make(grad.copy())
+                        buf = state[param]["momentum_buffer"] = Tensor._make(grad.copy())
                     else:
                         buf_data = writable_array(buf, "mul_")
                         buf_data *= momentum
