@@ -75,11 +75,12 @@ class LBFGS(Optimizer):
         return loss, self._flat_grad()
 
     # -- one step ---------------------------------------------------------------------------
-    def step(self, closure=None):  # (a closure is required: every iteration re-evaluates the loss)
+    def step(self, closure):  # (required, as in PyTorch: every iteration re-evaluates the loss)
         """Run up to ``max_iter`` L-BFGS iterations; returns the closure's first loss."""
         if closure is None:
-            raise RuntimeError("LBFGS.step needs a closure that re-evaluates the loss [autograd_lab] def closure(): "
-                               "opt.zero_grad(); loss = loss_fn(...); loss.backward(); return loss")
+            raise TypeError("'NoneType' object is not callable [autograd_lab] LBFGS.step needs a closure that "
+                            "re-evaluates the loss: def closure(): opt.zero_grad(); loss = loss_fn(...); "
+                            "loss.backward(); return loss")
         group = self.param_groups[0]
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
