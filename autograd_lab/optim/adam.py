@@ -34,6 +34,8 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not all(isinstance(beta, float) for beta in betas) and not all(isinstance(beta, Tensor) for beta in betas):
+            raise ValueError("betas must be either both floats or both Tensors [autograd_lab] write 0.0, not 0")
         options = _implementation_options(foreach=foreach, maximize=maximize, capturable=capturable,
                                           differentiable=differentiable, fused=fused)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,

@@ -85,3 +85,11 @@ def test_lbfgs_tensor_lr_matches_torch():
         opt.step(closure)
         steps.append(w.detach().numpy())
     np.testing.assert_allclose(steps[0], steps[1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("betas", [(0, 0.5), (0.9, 0)])
+def test_adam_betas_must_be_floats(name, betas):
+    for T in (al, torch):
+        with pytest.raises(ValueError, match="betas must be either both floats or both Tensors"):
+            getattr(T.optim, name)([T.zeros(2, requires_grad=True)], betas=betas)
