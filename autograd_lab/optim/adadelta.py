@@ -34,7 +34,7 @@ class Adadelta(Optimizer):
         """On the raw arrays, in place, as PyTorch's single-tensor Adadelta: ``square_avg.mul_().addcmul_()``,
         ``acc_delta.mul_().addcmul_()``, ``param.add_``."""
         lr, rho, eps, decay, maximize = (group[k] for k in ("lr", "rho", "eps", "weight_decay", "maximize"))
-        lr = _hyperparameter(lr)
+        lr, decay = _hyperparameter(lr), _hyperparameter(decay)
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "add_")

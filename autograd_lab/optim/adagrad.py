@@ -47,7 +47,7 @@ class Adagrad(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor Adagrad: ``sum.addcmul_``, ``param.addcdiv_``."""
         lr, lr_decay, eps, decay, maximize = (group[k] for k in ("lr", "lr_decay", "eps", "weight_decay", "maximize"))
-        lr = _hyperparameter(lr)
+        lr, decay = _hyperparameter(lr), _hyperparameter(decay)
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "addcdiv_")

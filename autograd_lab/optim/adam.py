@@ -46,7 +46,8 @@ class Adam(Optimizer):
         ``exp_avg_sq.mul_().addcmul_()``, ``maximum(out=)`` for amsgrad, ``param.addcdiv_``; each version counter
         bumped as those in-place ops bump it (``writable_array`` makes their checks). Intermediate results reuse
         one or two scratch arrays per parameter (each fresh large array costs its page faults)."""
-        lr, (beta1, beta2), eps, decay = _hyperparameter(group["lr"]), group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         amsgrad, maximize, states = group["amsgrad"], group["maximize"], self.state
         decoupled = group["decoupled_weight_decay"] and decay != 0
         with no_grad():

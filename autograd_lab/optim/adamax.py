@@ -27,7 +27,8 @@ class Adamax(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor Adamax: ``exp_avg.lerp_``,
         ``maximum(exp_inf.mul_(beta2), |g| + eps, out=exp_inf)``, ``param.addcdiv_``."""
-        lr, (beta1, beta2), eps, decay = _hyperparameter(group["lr"]), group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "addcdiv_")

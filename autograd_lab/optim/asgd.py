@@ -36,6 +36,7 @@ class ASGD(Optimizer):
         """On the raw arrays, in place, as PyTorch's single-tensor ASGD: ``param.mul_``, ``param.add_``,
         ``ax.add_`` (or ``ax.copy_`` while ``mu`` is 1), ``eta.copy_``, ``mu.copy_``."""
         lr, lambd, alpha, t0 = _hyperparameter(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        decay = _hyperparameter(group["weight_decay"])
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "mul_")
@@ -47,7 +48,7 @@ class ASGD(Optimizer):
                     state["mu"] = creation.ones((), dtype=_step_dtype())
                     state["ax"] = creation.zeros_like(param)
                 step = _bump_step(state["step"])
-                grad, _ = _decayed_gradient(xp, param.grad._data, data, group["weight_decay"], group["maximize"])
+                grad, _ = _decayed_gradient(xp, param.grad._data, data, decay, group["maximize"])
                 eta, mu = float(state["eta"]._data), float(state["mu"]._data)
                 data *= 1 - lambd * eta
                 param._vc.bump("mul_")

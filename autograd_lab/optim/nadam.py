@@ -38,7 +38,8 @@ class NAdam(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor NAdam: ``mu_product *= mu``, ``exp_avg.lerp_``,
         ``exp_avg_sq.mul_().addcmul_()``, two ``param.addcdiv_`` (after ``param.mul_`` for decoupled decay)."""
-        lr, (beta1, beta2), eps, decay = _hyperparameter(group["lr"]), group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         momentum_decay, decoupled = group["momentum_decay"], group["decoupled_weight_decay"] and decay != 0
         with no_grad():
             for param in _params_with_grad(group):

@@ -192,9 +192,9 @@ def _check_lr(lr) -> None:
 
 
 def _hyperparameter(value):
-    """A hyperparameter as the step computes with it. PyTorch takes ``lr=torch.tensor(0.01)`` too: a one-element
-    tensor becomes a NumPy number of its dtype, so the step's scalar arithmetic with it rounds in that dtype
-    (float32 unless float64 is the default), as PyTorch's arithmetic with the tensor does."""
+    """A hyperparameter as the step computes with it. PyTorch takes ``lr=torch.tensor(0.01)`` (and a tensor
+    ``weight_decay``) too: a one-element tensor becomes a NumPy number of its dtype, so the step's scalar
+    arithmetic with it rounds in that dtype (float32 unless float64 is the default), as PyTorch's does."""
     if isinstance(value, Tensor):
         return backend.to_host(value._data).reshape(())[()]
     return value

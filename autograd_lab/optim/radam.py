@@ -34,7 +34,8 @@ class RAdam(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor RAdam: ``exp_avg.lerp_``,
         ``exp_avg_sq.mul_().addcmul_()``, ``param.add_`` (after ``param.mul_`` for decoupled decay)."""
-        lr, (beta1, beta2), eps, decay = _hyperparameter(group["lr"]), group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         decoupled = group["decoupled_weight_decay"] and decay != 0
         rho_inf = 2 / (1 - beta2) - 1
         with no_grad():

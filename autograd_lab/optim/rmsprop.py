@@ -36,7 +36,8 @@ class RMSprop(Optimizer):
         ``square_avg.mul_().addcmul_()``, ``grad_avg.lerp_`` (centered), ``buf.mul_().addcdiv_()`` and
         ``param.add_`` (momentum) or ``param.addcdiv_``; version counters bumped as those ops bump them."""
         lr, alpha, eps, momentum = _hyperparameter(group["lr"]), group["alpha"], group["eps"], group["momentum"]
-        decay, centered, maximize, states = group["weight_decay"], group["centered"], group["maximize"], self.state
+        decay, centered, maximize = _hyperparameter(group["weight_decay"]), group["centered"], group["maximize"]
+        states = self.state
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "add_" if momentum > 0 else "addcdiv_")

@@ -36,7 +36,8 @@ class SGD(Optimizer):
         """The update on the raw arrays, in place (one temporary, ``lr * buf``, as hand-written NumPy has);
         version counters are bumped as ``buf.mul_(momentum).add_(g)`` and ``param.add_(buf, alpha=-lr)`` would."""
         lr, momentum, dampening, decay = (group[k] for k in ("lr", "momentum", "dampening", "weight_decay"))
-        lr, maximize, nesterov, state = _hyperparameter(lr), group["maximize"], group["nesterov"], self.state
+        lr, decay, maximize, nesterov = _hyperparameter(lr), _hyperparameter(decay), group["maximize"], group["nesterov"]
+        state = self.state
         params = list(_params_with_grad(group))
         # the buffers are looked up before any update, as PyTorch does (a parameter listed twice gets two at first)
         buffers = [state[param].get("momentum_buffer") for param in params] if momentum != 0 else [None] * len(params)

@@ -1,6 +1,6 @@
-"""Every optimizer against PyTorch 2.13 (``foreach=False``) for the inputs its loops once did not take: ``lr`` given
-as a one-element tensor (whose float32 arithmetic PyTorch's step keeps), and 0-d parameters (NumPy gives a 0-d
-array's results as scalars, which the in-place update cannot write into)."""
+"""Every optimizer against PyTorch 2.13 (``foreach=False``) for the inputs its loops once did not take: ``lr`` and
+``weight_decay`` given as one-element tensors (whose float32 arithmetic PyTorch's step keeps), and 0-d
+parameters (NumPy gives a 0-d array's results as scalars, which the in-place update cannot write into)."""
 
 from __future__ import annotations
 
@@ -28,10 +28,12 @@ CONFIGS = [
 ]
 
 
-def _run(T, name, kwargs, arrays, grads, dtype, lr):
+def _run(T, name, kwargs, arrays, grads, dtype, tensors):
     params = [T.tensor(a, dtype=getattr(T, dtype), requires_grad=True) for a in arrays]
-    extra = {"foreach": False} if T is torch else {}
-    opt = getattr(T.optim, name)(params, lr=lr(T), **kwargs, **extra)
+    kwargs = dict(kwargs, lr=0.03, **({"foreach": False} if T is torch else {}))
+    for key in tensors:  # (given as float32 tensors)
+        kwargs[key] = T.tensor(kwargs.get(key, 0.1))
+    opt = getattr(T.optim, name)(params, **kwargs)
     for step in grads:
         for param, grad in zip(params, step):
             param.grad = T.tensor(grad, dtype=getattr(T, dtype))
@@ -40,15 +42,16 @@ def _run(T, name, kwargs, arrays, grads, dtype, lr):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("lr_kind", ["tensor", "float"])
+@pytest.mark.parametrize("tensors", [(), ("lr",), ("lr", "weight_decay")], ids=["floats", "lr", "lr-weight_decay"])
 @pytest.mark.parametrize("name, kwargs", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)])
-def test_tensor_lr_and_0d_parameters_match_torch(name, kwargs, lr_kind, dtype):
+def test_tensor_hyperparameters_and_0d_parameters_match_torch(name, kwargs, tensors, dtype):
+    if name == "Rprop" and "weight_decay" in tensors:
+        pytest.skip("Rprop has no weight_decay")
     rng = np.random.default_rng(len(name) + len(kwargs))
     arrays = [rng.standard_normal(()), rng.standard_normal((2, 3))]
     grads = [[rng.standard_normal(np.shape(a)) for a in arrays] for _ in range(4)]
-    lr = (lambda T: T.tensor(0.03)) if lr_kind == "tensor" else (lambda T: 0.03)
-    ours, opt_a = _run(al, name, kwargs, arrays, grads, dtype, lr)
-    theirs, opt_b = _run(torch, name, kwargs, arrays, grads, dtype, lr)
+    ours, opt_a = _run(al, name, kwargs, arrays, grads, dtype, tensors)
+    theirs, opt_b = _run(torch, name, kwargs, arrays, grads, dtype, tensors)
     tol = 1e-12 if dtype == "float64" else 1e-6
     for p, q in zip(ours, theirs):
         assert p.shape == tuple(q.shape)
