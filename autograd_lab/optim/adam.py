@@ -7,7 +7,15 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _hyperparameter,
+    _implementation_options,
+    _params_with_grad,
+    _refuse_tensor_betas,
+    _step_dtype,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -36,6 +44,7 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not all(isinstance(beta, float) for beta in betas) and not all(isinstance(beta, Tensor) for beta in betas):
             raise ValueError("betas must be either both floats or both Tensors [autograd_lab] write 0.0, not 0")
+        _refuse_tensor_betas(betas)
         options = _implementation_options(foreach=foreach, maximize=maximize, capturable=capturable,
                                           differentiable=differentiable, fused=fused)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,

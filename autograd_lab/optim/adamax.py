@@ -7,7 +7,15 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _bump_step, _decayed_gradient, _lerp_into
-from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _hyperparameter,
+    _implementation_options,
+    _params_with_grad,
+    _refuse_tensor_betas,
+    _step_dtype,
+)
 
 __all__ = ["Adamax"]
 
@@ -68,3 +76,4 @@ def _check_adam_like(lr: float, betas, eps: float, weight_decay: float) -> None:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if weight_decay < 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _refuse_tensor_betas(betas)

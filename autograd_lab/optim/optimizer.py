@@ -191,6 +191,13 @@ def _check_lr(lr) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _refuse_tensor_betas(betas) -> None:
+    """PyTorch also takes ``betas`` as tensors; its step then mixes their float32 arithmetic with the parameter's
+    dtype in ways particular to each optimizer, which this one does not reproduce: refused, not approximated."""
+    if any(isinstance(beta, Tensor) for beta in betas):
+        raise ValueError("betas given as Tensors are not supported [autograd_lab] pass floats, e.g. betas=(0.9, 0.999)")
+
+
 def _hyperparameter(value):
     """A hyperparameter as the step computes with it. PyTorch takes ``lr=torch.tensor(0.01)`` (and a tensor
     ``weight_decay``) too: a one-element tensor becomes a NumPy number of its dtype, so the step's scalar

@@ -96,3 +96,10 @@ def test_adam_betas_must_be_floats(name, betas):
     for T in (al, torch):
         with pytest.raises(ValueError, match="betas must be either both floats or both Tensors"):
             getattr(T.optim, name)([T.zeros(2, requires_grad=True)], betas=betas)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"])
+def test_tensor_betas_are_refused_with_a_message(name):
+    """PyTorch takes them; ours refuses them plainly instead of failing inside the step."""
+    with pytest.raises(ValueError, match="betas given as Tensors are not supported"):
+        getattr(al.optim, name)([al.zeros(2, requires_grad=True)], betas=(al.tensor(0.9), al.tensor(0.99)))
