@@ -7,7 +7,7 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _addcmul_into, _bump_step, _decayed_gradient
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["Adadelta"]
 
@@ -19,8 +19,7 @@ class Adadelta(Optimizer):
     def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
                  foreach: bool | None = None, *, capturable: bool = False, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         if eps < 0.0:
@@ -35,6 +34,7 @@ class Adadelta(Optimizer):
         """On the raw arrays, in place, as PyTorch's single-tensor Adadelta: ``square_avg.mul_().addcmul_()``,
         ``acc_delta.mul_().addcmul_()``, ``param.add_``."""
         lr, rho, eps, decay, maximize = (group[k] for k in ("lr", "rho", "eps", "weight_decay", "maximize"))
+        lr, decay = _hyperparameter(lr), _hyperparameter(decay)
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "add_")

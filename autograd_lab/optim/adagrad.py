@@ -6,7 +6,7 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _addcmul_into, _bump_step, _decayed_gradient
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["Adagrad"]
 
@@ -21,7 +21,8 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
-        for name, value in (("learning rate", lr), ("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
+        _check_lr(lr)
+        for name, value in (("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
                             ("initial_accumulator_value value", initial_accumulator_value), ("epsilon value", eps)):
             if value < 0.0:
                 raise ValueError(f"Invalid {name}: {value}")
@@ -46,6 +47,7 @@ class Adagrad(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor Adagrad: ``sum.addcmul_``, ``param.addcdiv_``."""
         lr, lr_decay, eps, decay, maximize = (group[k] for k in ("lr", "lr_decay", "eps", "weight_decay", "maximize"))
+        lr, decay = _hyperparameter(lr), _hyperparameter(decay)
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "addcdiv_")

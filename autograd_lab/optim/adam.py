@@ -6,7 +6,16 @@ from __future__ import annotations
 from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from ..tensor import Tensor
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _hyperparameter,
+    _implementation_options,
+    _params_with_grad,
+    _refuse_tensor_betas,
+    _step_dtype,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -22,8 +31,9 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        _check_lr(lr)
         if eps < 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
@@ -32,6 +42,9 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not all(isinstance(beta, float) for beta in betas) and not all(isinstance(beta, Tensor) for beta in betas):
+            raise ValueError("betas must be either both floats or both Tensors [autograd_lab] write 0.0, not 0")
+        _refuse_tensor_betas(betas)
         options = _implementation_options(foreach=foreach, maximize=maximize, capturable=capturable,
                                           differentiable=differentiable, fused=fused)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
@@ -42,7 +55,8 @@ class Adam(Optimizer):
         ``exp_avg_sq.mul_().addcmul_()``, ``maximum(out=)`` for amsgrad, ``param.addcdiv_``; each version counter
         bumped as those in-place ops bump it (``writable_array`` makes their checks). Intermediate results reuse
         one or two scratch arrays per parameter (each fresh large array costs its page faults)."""
-        lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         amsgrad, maximize, states = group["amsgrad"], group["maximize"], self.state
         decoupled = group["decoupled_weight_decay"] and decay != 0
         with no_grad():
@@ -63,7 +77,7 @@ class Adam(Optimizer):
                 grad, owned = _decayed_gradient(xp, param.grad._data, data, 0 if decoupled else decay, maximize)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 average = writable_array(exp_avg, "lerp_")
-                scratch = _lerp_into(average, grad, 1 - beta1)
+                scratch = _lerp_into(xp, average, grad, 1 - beta1)
                 exp_avg._vc.bump("lerp_")
                 square = writable_array(exp_avg_sq, "mul_")
                 square *= beta2
@@ -96,10 +110,11 @@ def _bump_step(step):
 
 def _decayed_gradient(xp, grad, data, decay: float, maximize: bool):
     """The gradient the update follows, ``(-grad if maximize else grad) + decay * data``, and whether it is a
-    new array (then free, once read, for the step's other intermediate results)."""
+    new array (then free, once read, for the step's other intermediate results). (``xp.asarray``: NumPy gives a
+    0-d array's results as scalars, which cannot be written into.)"""
     if decay == 0:
-        return (-grad, True) if maximize else (grad, False)
-    out = xp.multiply(data, decay)
+        return (xp.asarray(-grad), True) if maximize else (grad, False)
+    out = xp.asarray(xp.multiply(data, decay))
     if maximize:
         out -= grad
     else:
@@ -107,11 +122,11 @@ def _decayed_gradient(xp, grad, data, decay: float, maximize: bool):
     return out, True
 
 
-def _lerp_into(start, end, weight: float):
+def _lerp_into(xp, start, end, weight: float):
     """``start.lerp_(end, weight)`` on arrays: ``start + weight * (end - start)``, or for a weight of 0.5 and
     more ``end - (1 - weight) * (end - start)``, the two forms PyTorch's kernel picks between. Returns its
     scratch array (free again)."""
-    diff = end - start
+    diff = xp.asarray(end - start)  # (an array even for 0-d ones, whose results NumPy gives as scalars)
     if abs(weight) < 0.5:
         diff *= weight
         start += diff

@@ -7,7 +7,15 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _bump_step, _decayed_gradient, _lerp_into
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _hyperparameter,
+    _implementation_options,
+    _params_with_grad,
+    _refuse_tensor_betas,
+    _step_dtype,
+)
 
 __all__ = ["Adamax"]
 
@@ -27,7 +35,8 @@ class Adamax(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor Adamax: ``exp_avg.lerp_``,
         ``maximum(exp_inf.mul_(beta2), |g| + eps, out=exp_inf)``, ``param.addcdiv_``."""
-        lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "addcdiv_")
@@ -41,7 +50,7 @@ class Adamax(Optimizer):
                 grad, _ = _decayed_gradient(xp, param.grad._data, data, decay, group["maximize"])
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                 average = writable_array(exp_avg, "lerp_")
-                _lerp_into(average, grad, 1 - beta1)
+                _lerp_into(xp, average, grad, 1 - beta1)
                 exp_avg._vc.bump("lerp_")
                 largest = writable_array(exp_inf, "mul_")
                 largest *= beta2
@@ -58,8 +67,7 @@ class Adamax(Optimizer):
 
 def _check_adam_like(lr: float, betas, eps: float, weight_decay: float) -> None:
     """PyTorch's checks of the hyperparameters Adam's relatives share."""
-    if lr < 0.0:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    _check_lr(lr)
     if eps < 0.0:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not 0.0 <= betas[0] < 1.0:
@@ -68,3 +76,4 @@ def _check_adam_like(lr: float, betas, eps: float, weight_decay: float) -> None:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if weight_decay < 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _refuse_tensor_betas(betas)

@@ -7,7 +7,7 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _bump_step, _decayed_gradient
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["ASGD"]
 
@@ -20,11 +20,12 @@ class ASGD(Optimizer):
     ``eta`` and ``mu`` are kept as one-element tensors of the step's dtype, as PyTorch keeps them.
     """
 
+    _scalar_state_keys = ("step", "eta", "mu")
+
     def __init__(self, params, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
                  weight_decay: float = 0, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         options = _implementation_options(foreach=foreach, maximize=maximize, differentiable=differentiable,
@@ -34,7 +35,8 @@ class ASGD(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor ASGD: ``param.mul_``, ``param.add_``,
         ``ax.add_`` (or ``ax.copy_`` while ``mu`` is 1), ``eta.copy_``, ``mu.copy_``."""
-        lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
+        lr, lambd, alpha, t0 = _hyperparameter(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        decay = _hyperparameter(group["weight_decay"])
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "mul_")
@@ -46,7 +48,7 @@ class ASGD(Optimizer):
                     state["mu"] = creation.ones((), dtype=_step_dtype())
                     state["ax"] = creation.zeros_like(param)
                 step = _bump_step(state["step"])
-                grad, _ = _decayed_gradient(xp, param.grad._data, data, group["weight_decay"], group["maximize"])
+                grad, _ = _decayed_gradient(xp, param.grad._data, data, decay, group["maximize"])
                 eta, mu = float(state["eta"]._data), float(state["mu"]._data)
                 data *= 1 - lambd * eta
                 param._vc.bump("mul_")

@@ -15,7 +15,7 @@ from .. import backend
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.inplace import writable_array
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_lr, _hyperparameter
 
 __all__ = ["LBFGS"]
 
@@ -29,8 +29,7 @@ class LBFGS(Optimizer):
     def __init__(self, params, lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if line_search_fn not in (None, "strong_wolfe"):
             raise RuntimeError(f"only 'strong_wolfe' is supported, not line_search_fn={line_search_fn!r} [autograd_lab] "
                              "pass line_search_fn='strong_wolfe' or None (a fixed step of lr)")
@@ -76,11 +75,12 @@ class LBFGS(Optimizer):
         return loss, self._flat_grad()
 
     # -- one step ---------------------------------------------------------------------------
-    def step(self, closure=None):  # (a closure is required: every iteration re-evaluates the loss)
+    def step(self, closure):  # (required, as in PyTorch: every iteration re-evaluates the loss)
         """Run up to ``max_iter`` L-BFGS iterations; returns the closure's first loss."""
         if closure is None:
-            raise RuntimeError("LBFGS.step needs a closure that re-evaluates the loss [autograd_lab] def closure(): "
-                               "opt.zero_grad(); loss = loss_fn(...); loss.backward(); return loss")
+            raise TypeError("'NoneType' object is not callable [autograd_lab] LBFGS.step needs a closure that "
+                            "re-evaluates the loss: def closure(): opt.zero_grad(); loss = loss_fn(...); "
+                            "loss.backward(); return loss")
         group = self.param_groups[0]
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
@@ -109,10 +109,8 @@ class LBFGS(Optimizer):
                 memory.d = memory.direction(flat_grad)
             memory.prev_flat_grad = flat_grad.copy()
             memory.prev_loss = loss
-            if state["n_iter"] == 1:
-                memory.t = min(1.0, 1.0 / abs(flat_grad).sum()) * group["lr"]
-            else:
-                memory.t = group["lr"]
+            lr = _hyperparameter(group["lr"])
+            memory.t = min(1.0, 1.0 / abs(flat_grad).sum()) * lr if state["n_iter"] == 1 else lr
             slope = flat_grad.dot(memory.d)  # the directional derivative
             if slope > -group["tolerance_change"]:
                 break  # not a descent direction any more

@@ -16,6 +16,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 
+from ..tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
@@ -39,12 +40,16 @@ class LRScheduler:
         self.optimizer = optimizer
         for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _copy(group["lr"]))
             elif "initial_lr" not in group:
-                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
+                               "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from "
+                               "a checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
+                               "for a fresh training run (not recommended)")
+        self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
-        self._optimizer_steps_at_start = optimizer._step_count
+        if getattr(optimizer, "_steps_before_scheduling", None) is None:  # (PyTorch watches optimizer.step from then)
+            optimizer._steps_before_scheduling = optimizer._step_count
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -87,17 +92,18 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+            _set_group_value(group, "lr", lr)
+        self._last_lr = self._group_lrs()
 
     def _warn_if_before_the_optimizer(self) -> None:
-        """PyTorch's warning when the first ``scheduler.step()`` of a training loop comes before any
-        ``optimizer.step()`` (the schedule then skips its first value). An optimizer whose class overrides ``step``
-        is not judged, unless that class says its ``step`` counts (``_step_counted``, as LBFGS's does)."""
+        """PyTorch's warning when the first ``scheduler.step()`` comes before any ``optimizer.step()`` since the
+        optimizer's first scheduler was made (the schedule then skips its first value). An optimizer whose class
+        overrides ``step`` is not judged, unless that class says its ``step`` counts (``_step_counted``, as
+        LBFGS's does)."""
         optimizer = self.optimizer
         counted = type(optimizer).step is Optimizer.step or type(optimizer).__dict__.get("_step_counted", False)
         if (self._step_count == 1 and counted
-                and optimizer._step_count == self._optimizer_steps_at_start):
+                and optimizer._step_count == optimizer._steps_before_scheduling):
             warnings.warn(STEP_ORDER_WARNING, UserWarning, stacklevel=3)
 
     def state_dict(self) -> dict:
@@ -118,7 +124,25 @@ class LRScheduler:
                 vars(fn).update(attributes)
 
     def _group_lrs(self) -> list[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
+        return _group_values(self.optimizer, "lr")
+
+
+def _copy(value):
+    """A learning rate given as a tensor (``lr=al.tensor(0.01)``) is copied, never shared, as in PyTorch."""
+    return value.clone() if isinstance(value, Tensor) else value
+
+
+def _group_values(optimizer: Optimizer, key: str) -> list:
+    """Each param group's ``key`` (tensors copied: the list never aliases the groups' own)."""
+    return [_copy(group[key]) for group in optimizer.param_groups]
+
+
+def _set_group_value(group: dict, key: str, value) -> None:
+    """``group[key] = value``, but a tensor there is filled in place: whoever holds it sees the new value."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(value)
+    else:
+        group[key] = value
 
 
 def _warn_if_outside_step(scheduler: LRScheduler) -> None:
@@ -335,7 +359,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, min_lr)
             if old - new > self.eps:
-                group["lr"] = new
+                _set_group_value(group, "lr", new)
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.__dict__.update(state_dict)
@@ -448,8 +472,8 @@ def _per_group(name: str, optimizer: Optimizer, value) -> list:
         if len(value) != groups:
             raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
                              f"values, param_groups has {groups}.")
-        return list(value)
-    return [value] * groups
+        return [_copy(v) for v in value]
+    return [_copy(value) for _ in range(groups)]
 
 
 # (after LRScheduler and ReduceLROnPlateau, which they build on)

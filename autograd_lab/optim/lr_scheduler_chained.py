@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from .lr_scheduler import LRScheduler, ReduceLROnPlateau
+from .lr_scheduler import LRScheduler, ReduceLROnPlateau, _set_group_value
 from .optimizer import Optimizer
 
 __all__ = ["SequentialLR", "ChainedScheduler"]
@@ -29,7 +29,7 @@ class SequentialLR(LRScheduler):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_value(group, "lr", group["initial_lr"])
         self.recursive_undo()
         first = self._schedulers[bisect_right(self._milestones, 0)]
         first._initial_step()

@@ -8,7 +8,7 @@ import types
 from collections.abc import Callable
 from functools import partial
 
-from .lr_scheduler import LRScheduler, _per_group, _warn_if_outside_step
+from .lr_scheduler import LRScheduler, _per_group, _set_group_value, _warn_if_outside_step
 from .optimizer import Optimizer
 
 __all__ = ["CosineAnnealingWarmRestarts", "CyclicLR"]
@@ -59,7 +59,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = self._group_lrs()
 
     def _place(self, epoch: float) -> tuple[float, int]:
@@ -92,7 +92,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                _set_group_value(group, "lr", lr)
         self.max_lrs = _per_group("max_lr", optimizer, max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up

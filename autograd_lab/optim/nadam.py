@@ -7,7 +7,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _addcmul_into, _bump_step, _decayed_gradient, _lerp_into
 from .adamax import _check_adam_like
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["NAdam"]
 
@@ -19,6 +19,8 @@ class NAdam(Optimizer):
     ``state['mu_product']`` is the product of the ``mu`` so far; ``decoupled_weight_decay`` shrinks the weights
     directly, as AdamW does, instead of adding ``weight_decay * p`` to the gradient.
     """
+
+    _scalar_state_keys = ("step", "mu_product")
 
     def __init__(self, params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3, decoupled_weight_decay: bool = False, *,
@@ -36,7 +38,8 @@ class NAdam(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor NAdam: ``mu_product *= mu``, ``exp_avg.lerp_``,
         ``exp_avg_sq.mul_().addcmul_()``, two ``param.addcdiv_`` (after ``param.mul_`` for decoupled decay)."""
-        lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         momentum_decay, decoupled = group["momentum_decay"], group["decoupled_weight_decay"] and decay != 0
         with no_grad():
             for param in _params_with_grad(group):
@@ -60,7 +63,7 @@ class NAdam(Optimizer):
                 state["mu_product"]._vc.bump("mul_")
                 mu_product = float(product)
                 average = writable_array(state["exp_avg"], "lerp_")
-                _lerp_into(average, grad, 1 - beta1)
+                _lerp_into(xp, average, grad, 1 - beta1)
                 state["exp_avg"]._vc.bump("lerp_")
                 square = writable_array(state["exp_avg_sq"], "mul_")
                 square *= beta2

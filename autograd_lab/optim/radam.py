@@ -8,7 +8,7 @@ from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _addcmul_into, _bump_step, _decayed_gradient, _lerp_into
 from .adamax import _check_adam_like
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["RAdam"]
 
@@ -34,7 +34,8 @@ class RAdam(Optimizer):
     def _update_group(self, group: dict) -> None:
         """On the raw arrays, in place, as PyTorch's single-tensor RAdam: ``exp_avg.lerp_``,
         ``exp_avg_sq.mul_().addcmul_()``, ``param.add_`` (after ``param.mul_`` for decoupled decay)."""
-        lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        lr, decay = _hyperparameter(group["lr"]), _hyperparameter(group["weight_decay"])
+        (beta1, beta2), eps = group["betas"], group["eps"]
         decoupled = group["decoupled_weight_decay"] and decay != 0
         rho_inf = 2 / (1 - beta2) - 1
         with no_grad():
@@ -52,7 +53,7 @@ class RAdam(Optimizer):
                     param._vc.bump("mul_")
                 grad, _ = _decayed_gradient(xp, param.grad._data, data, 0 if decoupled else decay, group["maximize"])
                 average = writable_array(state["exp_avg"], "lerp_")
-                _lerp_into(average, grad, 1 - beta1)
+                _lerp_into(xp, average, grad, 1 - beta1)
                 state["exp_avg"]._vc.bump("lerp_")
                 square = writable_array(state["exp_avg_sq"], "mul_")
                 square *= beta2

@@ -6,7 +6,7 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _addcmul_into, _bump_step, _decayed_gradient, _lerp_into
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["RMSprop"]
 
@@ -21,7 +21,8 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0,
                  momentum: float = 0, centered: bool = False, capturable: bool = False, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False) -> None:
-        for name, value in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
+        _check_lr(lr)
+        for name, value in (("epsilon value", eps), ("momentum value", momentum),
                             ("weight_decay value", weight_decay), ("alpha value", alpha)):
             if value < 0.0:
                 raise ValueError(f"Invalid {name}: {value}")
@@ -34,8 +35,9 @@ class RMSprop(Optimizer):
         """The update on the raw arrays, in place, as PyTorch's single-tensor RMSprop computes it:
         ``square_avg.mul_().addcmul_()``, ``grad_avg.lerp_`` (centered), ``buf.mul_().addcdiv_()`` and
         ``param.add_`` (momentum) or ``param.addcdiv_``; version counters bumped as those ops bump them."""
-        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
-        decay, centered, maximize, states = group["weight_decay"], group["centered"], group["maximize"], self.state
+        lr, alpha, eps, momentum = _hyperparameter(group["lr"]), group["alpha"], group["eps"], group["momentum"]
+        decay, centered, maximize = _hyperparameter(group["weight_decay"]), group["centered"], group["maximize"]
+        states = self.state
         with no_grad():
             for param in _params_with_grad(group):
                 data = writable_array(param, "add_" if momentum > 0 else "addcdiv_")
@@ -57,7 +59,7 @@ class RMSprop(Optimizer):
                 if centered:
                     grad_avg = state["grad_avg"]
                     average = writable_array(grad_avg, "lerp_")
-                    scratch = _lerp_into(average, grad, 1 - alpha)  # (PyTorch: after addcmul_; they touch different arrays)
+                    scratch = _lerp_into(xp, average, grad, 1 - alpha)  # (PyTorch: after addcmul_; they touch different arrays)
                     grad_avg._vc.bump("lerp_")
                     _addcmul_into(xp, square, grad, 1 - alpha, scratch)
                     square_avg._vc.bump("addcmul_")
@@ -67,7 +69,7 @@ class RMSprop(Optimizer):
                 else:
                     _addcmul_into(xp, square, grad, 1 - alpha, None)
                     square_avg._vc.bump("addcmul_")
-                    avg = xp.sqrt(square)
+                    avg = xp.asarray(xp.sqrt(square))  # (an array to write into, even for a 0-d parameter)
                 avg += eps
                 if momentum > 0:
                     buf = state["momentum_buffer"]

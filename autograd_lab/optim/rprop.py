@@ -7,7 +7,7 @@ from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from .adam import _bump_step
-from .optimizer import Optimizer, _implementation_options, _params_with_grad, _step_dtype
+from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad, _step_dtype
 
 __all__ = ["Rprop"]
 
@@ -20,8 +20,7 @@ class Rprop(Optimizer):
     def __init__(self, params, lr: float = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         options = _implementation_options(foreach=foreach, maximize=maximize, differentiable=differentiable,
@@ -40,7 +39,7 @@ class Rprop(Optimizer):
                 if not state:
                     state["step"] = creation.zeros((), dtype=_step_dtype())
                     state["prev"] = creation.zeros_like(param)
-                    state["step_size"] = creation.full_like(param.grad, group["lr"])
+                    state["step_size"] = creation.full_like(param.grad, _hyperparameter(group["lr"]))
                 _bump_step(state["step"])
                 grad = -param.grad._data if group["maximize"] else param.grad._data
                 agreement = xp.sign(grad * state["prev"]._data)

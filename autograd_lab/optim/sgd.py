@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import no_grad
 from ..ops.inplace import writable_array
 from ..tensor import Tensor
-from .optimizer import Optimizer, _implementation_options, _params_with_grad
+from .optimizer import Optimizer, _check_lr, _hyperparameter, _implementation_options, _params_with_grad
 
 __all__ = ["SGD"]
 
@@ -20,8 +20,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
                  nesterov: bool = False, *, maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
@@ -36,19 +35,21 @@ class SGD(Optimizer):
     def _update_group(self, group: dict) -> None:
         """The update on the raw arrays, in place (one temporary, ``lr * buf``, as hand-written NumPy has);
         version counters are bumped as ``buf.mul_(momentum).add_(g)`` and ``param.add_(buf, alpha=-lr)`` would."""
-        lr, momentum, dampening, decay = group["lr"], group["momentum"], group["dampening"], group["weight_decay"]
-        maximize, nesterov, state = group["maximize"], group["nesterov"], self.state
+        lr, momentum, dampening, decay = (group[k] for k in ("lr", "momentum", "dampening", "weight_decay"))
+        lr, decay, maximize, nesterov = _hyperparameter(lr), _hyperparameter(decay), group["maximize"], group["nesterov"]
+        state = self.state
+        params = list(_params_with_grad(group))
+        # the buffers are looked up before any update, as PyTorch does (a parameter listed twice gets two at first)
+        buffers = [state[param].get("momentum_buffer") for param in params] if momentum != 0 else [None] * len(params)
         with no_grad():
-            for param in _params_with_grad(group):
+            for param, buf in zip(params, buffers):
                 data = writable_array(param, "add_")
                 grad = -param.grad._data if maximize else param.grad._data
                 if decay != 0:
                     grad = grad + decay * data
                 if momentum != 0:
-                    param_state = state[param]
-                    buf = param_state.get("momentum_buffer")
                     if buf is None:
-                        buf = param_state["momentum_buffer"] = Tensor._make(grad.copy())
+                        buf = state[param]["momentum_buffer"] = Tensor._make(grad.copy())
                     else:
                         buf_data = writable_array(buf, "mul_")
                         buf_data *= momentum

@@ -6,6 +6,7 @@ libraries, the warning for a scheduler stepped before its optimizer, and the err
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import pytest
@@ -217,8 +218,10 @@ def test_scheduler_errors(lib):
             (lambda: S.ChainedScheduler([S.ReduceLROnPlateau(opt)]), ValueError,
              "ChainedScheduler does not support `ReduceLROnPlateau` scheduler"),
             (lambda: S.ChainedScheduler([]), ValueError,
-             "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.")):
-        with pytest.raises(error, match=message.replace("(", "\\(").replace(")", "\\)")):
+             "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler."),
+            (lambda: S.StepLR(lib.optim.SGD([lib.zeros(1, requires_grad=True)]), 2, last_epoch=3), KeyError,
+             "param 'initial_lr' is not specified in param_groups[0] when resuming scheduler with last_epoch >= 0.")):
+        with pytest.raises(error, match=re.escape(message)):
             make()
 
 

@@ -111,8 +111,11 @@ def test_lbfgs_errors(lib):
 def test_lbfgs_needs_a_closure_and_stops_at_once_when_optimal():
     w = al.zeros(2, requires_grad=True)
     optimizer = al.optim.LBFGS([w])
-    with pytest.raises(RuntimeError, match="LBFGS.step needs a closure"):
-        optimizer.step()
+    for opt in (optimizer, torch.optim.LBFGS([torch.zeros(2, requires_grad=True)])):
+        with pytest.raises(TypeError, match=r"LBFGS.step\(\) missing 1 required positional argument: 'closure'"):
+            opt.step()
+        with pytest.raises(TypeError, match="'NoneType' object is not callable"):
+            opt.step(None)
     with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
         optimizer.add_param_group({"params": [al.zeros(1, requires_grad=True)]})
 
