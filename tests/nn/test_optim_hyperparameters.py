@@ -41,12 +41,15 @@ def _run(T, name, kwargs, arrays, grads, dtype, tensors):
     return params, opt
 
 
+TENSORS = [(), ("lr",), ("lr", "weight_decay")]
+CASES = [(name, kwargs, tensors) for name, kwargs in CONFIGS for tensors in TENSORS
+         if not (name == "Rprop" and "weight_decay" in tensors)]  # (Rprop has no weight_decay)
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("tensors", [(), ("lr",), ("lr", "weight_decay")], ids=["floats", "lr", "lr-weight_decay"])
-@pytest.mark.parametrize("name, kwargs", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)])
+@pytest.mark.parametrize("name, kwargs, tensors", CASES,
+                         ids=[f"{n}-{CONFIGS.index((n, k))}-{'-'.join(t) or 'floats'}" for n, k, t in CASES])
 def test_tensor_hyperparameters_and_0d_parameters_match_torch(name, kwargs, tensors, dtype):
-    if name == "Rprop" and "weight_decay" in tensors:
-        pytest.skip("Rprop has no weight_decay")
     rng = np.random.default_rng(len(name) + len(kwargs))
     arrays = [rng.standard_normal(()), rng.standard_normal((2, 3))]
     grads = [[rng.standard_normal(np.shape(a)) for a in arrays] for _ in range(4)]
