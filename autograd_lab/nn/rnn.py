@@ -133,6 +133,8 @@ class RNNBase(Module):
         self._check_input(input)
         sequence = input.transpose(0, 1) if self.batch_first else input  # (L, N, features)
         states = self._initial_states(sequence, hx, batched)
+        if sequence.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, finals = self._run_layers(sequence, states)
         if self.batch_first:
             output = output.transpose(0, 1)
@@ -305,7 +307,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        bound = 1.0 / math.sqrt(self.hidden_size)
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0.0
         for weight in self.parameters():
             init.uniform_(weight, -bound, bound)
 
@@ -333,11 +335,24 @@ class RNNCellBase(Module):
         if not states:
             zeros = creation.zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
             states = (zeros, zeros) if self._mode == "LSTM" else (zeros,)
+        self._check_sizes(input, states)
         state = states if self._mode == "LSTM" else states[0]
         out = _step(self._mode, F.linear(input, self.weight_ih, self.bias_ih), state, self.weight_hh, self.bias_hh)
         if batched:
             return out
         return tuple(o.squeeze(0) for o in out) if isinstance(out, tuple) else out.squeeze(0)
+
+    def _check_sizes(self, input: Tensor, states: tuple) -> None:
+        """PyTorch's checks of the (batched) input and states: input_size, then each state's batch and size."""
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}")
+        for k, state in enumerate(states):
+            if state.shape[0] != input.shape[0]:
+                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size "
+                                   f"{state.shape[0]}")
+            if state.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.shape[1]}, expected "
+                                   f"{self.hidden_size}")
 
 
 class RNNCell(RNNCellBase):
