@@ -16,7 +16,7 @@ from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._errors import mixed_devices_message
+from ._errors import check_norm_dtypes, mixed_devices_message, no_kernel
 from ._op import LINEAR, Op
 from .inplace import writable_array
 from .linalg import matrix_product, mm_mat2_backward
@@ -484,15 +484,19 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     place) or by the running statistics (evaluation)."""
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (N, C, ...), got {input.ndim}D input")
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var")):
+        if not training and t is None:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
     channels = input.shape[1]
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
         if t is not None and tuple(t.shape) != (channels,):
-            raise RuntimeError(f"batch_norm: {name} should contain {channels} elements not {t.numel()} "
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()} "
                                f"[autograd_lab] input of shape {list(input.shape)} has {channels} channels (dim 1)")
     if training and input.numel() == channels:  # (an empty batch is fine: nothing to normalize, no update)
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
+    if not input.is_floating_point():
+        raise no_kernel("batch_norm", input.dtype, "batch_norm needs a floating tensor: call .float() first")
+    check_norm_dtypes(input, (weight, bias, running_mean, running_var))
     if training and running_mean is not None and input.numel():
         _update_running_stats(input, running_mean, running_var, momentum)
     return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=running_mean,

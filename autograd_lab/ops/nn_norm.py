@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor
 from . import formulas
+from ._errors import check_norm_dtypes, no_kernel
 from ._op import Op
 from .nn import batch_norm
 
@@ -71,13 +72,19 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     """Normalise over the last ``len(normalized_shape)`` dims, then scale by ``weight`` and shift by ``bias``
     (both of shape ``normalized_shape``)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if not shape or tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*"
                            + "".join(f", {s}" for s in shape) + f"], but got input of size{list(input.shape)}")
     for t, name in ((weight, "weight"), (bias, "bias")):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(shape)}")
+    check_norm_dtypes(input, (weight, bias))
+    if not input.is_floating_point():
+        raise no_kernel("LayerNormKernelImpl", input.dtype, "layer_norm needs a floating tensor: call .float() first")
     return NativeLayerNormBackward0.apply(input, weight, bias, normalized_shape=shape, eps=eps)
 
 
@@ -94,7 +101,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
         for size in input.shape[2:]:
             positions *= size
         if positions == 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(input.shape)}")
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     n, c = input.shape[0], input.shape[1]
 
     def repeated(t):

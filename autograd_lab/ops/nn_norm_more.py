@@ -13,10 +13,13 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
-from ._errors import no_kernel
+from ._errors import check_norm_dtypes, no_kernel
 from ._op import Op
 
 __all__ = ["group_norm", "rms_norm", "prelu"]
@@ -95,9 +98,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     N, C = input.shape[0], input.shape[1]
+    if num_groups > 0 and N * C // num_groups * math.prod(input.shape[2:]) == 1:  # PyTorch's check, made first
+        size = [N * C // num_groups, num_groups, *input.shape[2:]]
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size} "
+                         "[autograd_lab] group_norm: N * C // num_groups times the spatial sizes is 1 (one sample, one value per "
+                         "group): there is nothing to normalise")
     if num_groups <= 0 or C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
+    check_norm_dtypes(input, (weight, bias))
     if not input.is_floating_point():
         raise no_kernel("GroupNormKernelImpl", input.dtype, "group_norm needs a floating tensor: call .float() first")
     for t, name in ((weight, "weight"), (bias, "bias")):
@@ -135,11 +144,20 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(shape)}")
+    if not input.is_floating_point():
+        raise no_kernel("rms_norm", input.dtype, "rms_norm needs a floating tensor: call .float() first")
     if eps is None:
-        eps = float(backend.np.finfo(input.dtype.np_dtype).eps) if input.is_floating_point() else 1.1920928955078125e-07
+        eps = float(backend.np.finfo(input.dtype.np_dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = input * AddBackward1.apply(input.pow(2).mean(dims, keepdim=True), other=eps).rsqrt()
-    return out if weight is None else out * weight
+    if weight is None:
+        return out
+    if weight.dtype is not input.dtype:  # the product, then back to the input's dtype (PyTorch's slower path)
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {backend.c_type_name(input.dtype)}, "
+                      f"weight dtype = {backend.c_type_name(weight.dtype)}, Cannot dispatch to fused implementation.",
+                      UserWarning, stacklevel=2)
+        return (out * weight).to(input.dtype)
+    return out * weight
 
 
 # -- prelu --------------------------------------------------------------------------------------
