@@ -30,9 +30,14 @@ def _channel_shape(ndim: int, C: int) -> tuple:
     return (1, C) + (1,) * (ndim - 2)
 
 
+def _grouped(N: int, C: int, HxW: int, group: int) -> tuple:
+    """The shape (N, group, values of a group) in which each group's statistics are taken (no -1: N may be 0)."""
+    return N, group, C // group * HxW
+
+
 def _group_statistics(input, N: int, group: int, eps: float) -> tuple:
     """The input as (N, group, rest), its 1/std per group and the normalised input in that shape."""
-    grouped = formulas.reshape(input, (N, group, -1))
+    grouped = formulas.reshape(input, _grouped(N, input.shape[1], math.prod(input.shape[2:]), group))
     mean = formulas.mean(grouped, (2,), keepdim=True)
     rstd = 1 / formulas.sqrt(formulas.var(grouped, (2,), correction=0, keepdim=True) + eps)
     return rstd, (grouped - mean) * rstd
@@ -44,7 +49,7 @@ class NativeGroupNormBackward0(Op):
     saves = ("C", "HxW", "N", "eps", "group", "input", "weight")
 
     def forward(xp, input, weight, bias, *, N, C, HxW, group, eps):
-        grouped = input.reshape(N, group, -1)
+        grouped = input.reshape(_grouped(N, C, HxW, group))
         mean = grouped.mean(axis=2, keepdims=True)
         rstd = 1 / xp.sqrt(grouped.var(axis=2, keepdims=True) + eps)
         out = ((grouped - mean) * rstd).reshape(input.shape)
@@ -61,7 +66,7 @@ class NativeGroupNormBackward0(Op):
         grad_input = grad_weight = grad_bias = None
         if need_input:
             g = grad if weight is None else grad * formulas.reshape(weight, _channel_shape(input.ndim, C))
-            g = formulas.reshape(g, (N, group, -1))
+            g = formulas.reshape(g, _grouped(N, C, HxW, group))
             grad_input = rstd * (g - formulas.mean(g, (2,), keepdim=True)
                                  - normalized * formulas.mean(g * normalized, (2,), keepdim=True))
             grad_input = formulas.reshape(grad_input, input.shape)
@@ -77,7 +82,7 @@ class NativeGroupNormBackward0(Op):
         channel = _channel_shape(input.ndim, C)
         out_t = None
         if input_t is not None:
-            t = formulas.reshape(input_t, (N, group, -1))
+            t = formulas.reshape(input_t, _grouped(N, C, HxW, group))
             out_t = rstd * (t - formulas.mean(t, (2,), keepdim=True)
                             - normalized * formulas.mean(t * normalized, (2,), keepdim=True))
             out_t = formulas.reshape(out_t, input.shape)
@@ -113,7 +118,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         if t is not None and (t.ndim != 1 or t.shape[0] != C):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
-    HxW = input.numel() // max(N * C, 1)
+    HxW = math.prod(input.shape[2:])
     return NativeGroupNormBackward0.apply(input, weight, bias, N=N, C=C, HxW=HxW, group=num_groups, eps=eps)
 
 
