@@ -380,13 +380,17 @@ class EmbeddingDenseBackwardBackward0(Op):
 
 
 @checked
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False
-              ) -> Tensor:
-    """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``."""
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``; with ``max_norm``, the
+    picked rows whose ``norm_type``-norm is above it are first scaled down to it, in ``weight`` itself."""
     if input.is_floating_point() or input.dtype is backend.bool_:
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.dtype._legacy_name} instead (while checking arguments for "
                            "embedding) [autograd_lab] pass class indices as an integer tensor, e.g. x.long()")
+    if sparse:
+        raise NotImplementedError("embedding: sparse=True [autograd_lab] sparse gradients are not supported: use "
+                                  "sparse=False (a dense gradient with the same values)")
     num = weight.shape[0]
     if padding_idx is not None:
         if not -num <= padding_idx < num:
@@ -396,8 +400,21 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, sca
     if data.size and (data.min() < 0 or data.max() >= num):
         raise IndexError(f"index out of range in self [autograd_lab] embedding: indices must be in [0, {num - 1}], "
                          f"got values from {int(data.min())} to {int(data.max())}")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     return EmbeddingBackward0.apply(weight, indices=input, padding_idx=padding_idx,
                                     scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """PyTorch's ``embedding_renorm_``: each row of ``weight`` that ``input`` picks, if its ``norm_type``-norm is
+    above ``max_norm``, is multiplied in place by ``max_norm / (norm + 1e-7)`` (not recorded: under no_grad)."""
+    with _gm.no_grad():
+        rows = input.reshape(-1).unique()
+        norms = weight[rows].norm(norm_type, dim=1, keepdim=True)
+        over = (norms > max_norm).reshape(-1)
+        rows, norms = rows[over], norms[over]
+        weight[rows] = weight[rows] * (max_norm / (norms + 1e-7))
 
 
 # -- batch norm --------------------------------------------------------------------------------
