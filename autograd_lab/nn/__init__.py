@@ -42,7 +42,18 @@ from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, Conv3d, MaxPool2
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .fold import Fold, Unfold
-from .layers import Dropout, Dropout1d, Dropout2d, Dropout3d, Embedding, Flatten, Identity, Linear, Unflatten
+from .layers import (
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    Embedding,
+    EmbeddingBag,
+    Flatten,
+    Identity,
+    Linear,
+    Unflatten,
+)
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -115,7 +126,7 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear",
            "Flatten", "Unflatten", "Dropout", "Embedding", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "MSELoss",
+           "BatchNorm1d", "BatchNorm2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax", "MSELoss",
            "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
            "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
            "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
@@ -137,4 +148,4 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
-           "Conv3d", "ConvTranspose3d"]
+           "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d"]
