@@ -25,11 +25,13 @@ import warnings
 
 from .. import creation
 from ..ops.join import cat, stack
+from ..ops.pointwise import where
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence, pad_packed_sequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -118,11 +120,13 @@ class RNNBase(Module):
 
     def forward(self, input: Tensor, hx=None):
         """``output, h_n`` (LSTM: ``output, (h_n, c_n)``): the last layer's hidden states at every step, and
-        every layer's final state (directions interleaved: layer 0 forward, layer 0 backward, layer 1...)."""
+        every layer's final state (directions interleaved: layer 0 forward, layer 0 backward, layer 1...).
+        A ``PackedSequence`` input gives a ``PackedSequence`` output; each sequence's final state is at its length."""
         name = "RNN" if self.mode.startswith("RNN") else self.mode
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if not isinstance(input, Tensor):
-            raise TypeError(f"{name}: expected a Tensor input, got {type(input).__name__} [autograd_lab] "
-                            "PackedSequence is not supported: pad the sequences to one length")
+            raise TypeError(f"{name}: expected a Tensor or PackedSequence input, got {type(input).__name__}")
         if input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D"
                              + (" tensor instead" if name == "RNN" else " instead"))
@@ -138,21 +142,37 @@ class RNNBase(Module):
         output, finals = self._run_layers(sequence, states)
         if self.batch_first:
             output = output.transpose(0, 1)
-        if self.mode == "LSTM":
-            final = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
-            if not batched:
-                return output.squeeze(batch_dim), (final[0].squeeze(1), final[1].squeeze(1))
+        final = self._final_states(finals)
+        if batched:
             return output, final
-        final = stack(finals)
-        return (output.squeeze(batch_dim), final.squeeze(1)) if not batched else (output, final)
+        final = tuple(f.squeeze(1) for f in final) if isinstance(final, tuple) else final.squeeze(1)
+        return output.squeeze(batch_dim), final
 
-    def _run_layers(self, sequence: Tensor, states: list):
+    def _forward_packed(self, input: PackedSequence, hx):
+        """Run on the padded batch (in its own order), each sequence's state held still after its last step;
+        then pack the output as the input is packed."""
+        sequence, lengths = pad_packed_sequence(input)
+        self._check_input(sequence)
+        states = self._initial_states(sequence, hx, True)
+        output, finals = self._run_layers(sequence, states, lengths)
+        if input.sorted_indices is not None:
+            output = output.index_select(1, input.sorted_indices)
+        data = cat([output[t, :size] for t, size in enumerate(input.batch_sizes.tolist())])
+        return input._replace(data=data), self._final_states(finals)
+
+    def _final_states(self, finals: list):
+        if self.mode == "LSTM":
+            return stack([h for h, _ in finals]), stack([c for _, c in finals])
+        return stack(finals)
+
+    def _run_layers(self, sequence: Tensor, states: list, lengths: Tensor | None = None):
         directions = 2 if self.bidirectional else 1
         finals = []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
-                steps, final = self._run_direction(sequence, states[layer * directions + direction], layer, direction)
+                steps, final = self._run_direction(sequence, states[layer * directions + direction], layer, direction,
+                                                   lengths)
                 outputs.append(steps)
                 finals.append(final)
             sequence = outputs[0] if directions == 1 else cat(outputs, 2)
@@ -160,13 +180,20 @@ class RNNBase(Module):
                 sequence = F.dropout(sequence, self.dropout, training=True)
         return sequence, finals
 
-    def _run_direction(self, sequence: Tensor, state, layer: int, direction: int):
+    def _run_direction(self, sequence: Tensor, state, layer: int, direction: int, lengths: Tensor | None):
+        """Every step's hidden state and the final state; with ``lengths`` (a packed batch), a sequence's state
+        changes only at its real steps (the reverse direction thus starts at each sequence's own last step)."""
         w_ih, b_ih, w_hh, b_hh, w_hr = self._weights(layer, direction)
         projected = F.linear(sequence, w_ih, b_ih)  # every step's input projection at once
         length = sequence.shape[0]
         hidden = [None] * length
         for t in (reversed(range(length)) if direction == 1 else range(length)):
-            state = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
+            new = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
+            if lengths is not None:
+                running = (lengths > t).reshape(-1, 1).to(sequence.device)
+                new = tuple(where(running, n, s) for n, s in zip(new, state)) if isinstance(new, tuple) \
+                    else where(running, new, state)
+            state = new
             hidden[t] = _hidden(state)
         return stack(hidden), state
 
