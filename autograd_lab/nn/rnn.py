@@ -6,7 +6,8 @@ weights copied from a PyTorch model give the same outputs.
 They are composed of ordinary ops, as the equations read: a step of an LSTM is two ``linear`` maps, four
 gates (``sigmoid``, ``tanh``) and two products, so its graph shows the computation itself. The input's
 projection ``x W_ih^T + b_ih`` is computed for the whole sequence at once (as PyTorch's CPU and cuDNN kernels
-do); the loop over time steps then adds ``h W_hh^T + b_hh`` and applies the gates.
+do); the loop over time steps then adds ``h W_hh^T + b_hh`` and applies the gates. A ``PackedSequence`` (see
+``nn.utils.rnn``) runs as its padded batch, each sequence's state held still after its own last step.
 
 The equations (``*``: elementwise; ``W_i*`` the rows of ``W_ih`` for gate ``*``, in the order listed):
 
