@@ -384,10 +384,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``; with ``max_norm``, the
     picked rows whose ``norm_type``-norm is above it are first scaled down to it, in ``weight`` itself."""
-    if input.is_floating_point() or input.dtype is backend.bool_:
+    if input.dtype not in (backend.int64, backend.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype._legacy_name} instead (while checking arguments for "
-                           "embedding) [autograd_lab] pass class indices as an integer tensor, e.g. x.long()")
+                           f"Long, Int; but got al.{input.dtype._legacy_name} instead (while checking arguments for "
+                           "embedding) [autograd_lab] pass the indices as an int64 tensor, e.g. x.long()")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if sparse:
         raise NotImplementedError("embedding: sparse=True [autograd_lab] sparse gradients are not supported: use "
                                   "sparse=False (a dense gradient with the same values)")
@@ -411,10 +413,10 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
     above ``max_norm``, is multiplied in place by ``max_norm / (norm + 1e-7)`` (not recorded: under no_grad)."""
     with _gm.no_grad():
         rows = input.reshape(-1).unique()
-        norms = weight[rows].norm(norm_type, dim=1, keepdim=True)
+        norms = weight[rows].norm(norm_type, dim=1, keepdim=True).double()  # (the scale in double, as PyTorch's)
         over = (norms > max_norm).reshape(-1)
         rows, norms = rows[over], norms[over]
-        weight[rows] = weight[rows] * (max_norm / (norms + 1e-7))
+        weight[rows] = weight[rows] * (max_norm / (norms + 1e-7)).to(weight.dtype)
 
 
 # -- batch norm --------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ def _bags(input: Tensor, offsets, per_sample_weights, include_last_offset: bool)
         raise ValueError("offsets has to be a 1D Tensor")
     if offsets.is_floating_point():
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
-                           f"Int; but got {offsets.dtype._legacy_name} instead (while checking arguments for "
+                           f"Int; but got al.{offsets.dtype._legacy_name} instead (while checking arguments for "
                            "embedding_bag)")
     bounds = [int(o) for o in offsets.tolist()]
     if include_last_offset and not bounds:

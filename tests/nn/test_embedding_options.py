@@ -61,3 +61,29 @@ def test_sparse_gradients_are_refused():
     with pytest.raises(NotImplementedError, match="sparse gradients are not supported"):
         al.nn.Embedding(3, 2, sparse=True)(al.tensor([1]))
     assert repr(al.nn.Embedding(3, 2, sparse=True)) == repr(torch.nn.Embedding(3, 2, sparse=True))
+
+
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, float("inf")])
+def test_float32_renormalisation_is_torch_bit_for_bit(norm_type):
+    table = (np.random.default_rng(2).standard_normal((6, 4)) * 3).astype(np.float32)
+    indices = [0, 3, 3, 5, 1]
+    ours, theirs = al.tensor(table), torch.tensor(table)  # the scale is computed in double, then applied in float32
+    got = al.nn.functional.embedding(al.tensor(indices), ours, max_norm=0.7, norm_type=norm_type)
+    expected = torch.nn.functional.embedding(torch.tensor(indices), theirs, max_norm=0.7, norm_type=norm_type)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(3)),  # (a 1-D or 3-D table was used as is)
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(3, 2, 2)),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0], dtype=lib.uint8), lib.ones(3, 2)),  # (were accepted)
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0], dtype=lib.int16), lib.ones(3, 2)),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0.0]), lib.ones(3, 2)),
+])
+def test_errors_match_torch(call):
+    with pytest.raises(RuntimeError) as expected:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(al)
+    assert str(got.value).split(" [autograd_lab]")[0] == str(expected.value).replace("torch.", "al.")
