@@ -359,6 +359,15 @@ def to_device(x, device):
     return x.to(device) if isinstance(x, Tensor) else backend.move(x, device)
 
 
+def opmath(x):
+    """``x`` in the dtype PyTorch's kernels compute it in: float16 in float32 (a tensor's ``.float()``, an array's
+    ``astype``), any other dtype as it is. Normalisations take their statistics so: squares of float16 values above
+    256 would overflow."""
+    if isinstance(x, Tensor):
+        return x.float() if x.dtype is backend.float16 else x
+    return x.astype(_xp(x).float32) if x.dtype == _xp(x).float16 else x
+
+
 def cast_like(x, like):
     """``x`` in ``like``'s dtype (a tensor's ``.to``, an array's ``astype``)."""
     target = like._data.dtype if isinstance(like, Tensor) else like.dtype

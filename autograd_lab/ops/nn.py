@@ -440,12 +440,13 @@ class NativeBatchNormBackward0(Op):
     def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps):
         dims = (0,) + tuple(range(2, input.ndim))
         shape = (1, -1) + (1,) * (input.ndim - 2)
+        x = formulas.opmath(input)
         if training:
-            mean = formulas.mean(input, dims, keepdim=True)
-            var = formulas.var(input, dims, correction=0, keepdim=True)
+            mean = formulas.mean(x, dims, keepdim=True)
+            var = formulas.var(x, dims, correction=0, keepdim=True)
         else:
             mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-        out = (input - mean) / xp.sqrt(var + eps)
+        out = (x - mean) / xp.sqrt(var + eps)
         if weight is not None:
             out = out * weight.reshape(shape)
         if bias is not None:
@@ -486,6 +487,7 @@ def _normalized(input, training: bool, running_mean, running_var, eps: float) ->
     """What batch norm's derivatives share: the reduced dims, a channel's shape, 1/std and the normalized input."""
     dims = (0,) + tuple(range(2, input.ndim))
     shape = (1, -1) + (1,) * (input.ndim - 2)
+    input = formulas.opmath(input)
     if training:  # the batch's statistics (biased variance), differentiated through
         mean = formulas.mean(input, dims, keepdim=True)
         invstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
@@ -531,7 +533,7 @@ def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tens
     mixed = mixed_devices_message("batch_norm", [t for t in (input, running_mean, running_var) if t is not None])
     if mixed:
         raise RuntimeError(mixed)
-    data = input._data
+    data = formulas.opmath(input._data)
     dims = (0,) + tuple(range(2, data.ndim))
     pairs = [(running_mean, formulas.mean(data, dims))]
     if running_var is not None:

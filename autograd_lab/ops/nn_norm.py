@@ -25,9 +25,10 @@ class NativeLayerNormBackward0(Op):
 
     def forward(xp, input, weight, bias, *, normalized_shape, eps):
         dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-        mean = input.mean(axis=dims, keepdims=True)
-        rstd = 1 / xp.sqrt(input.var(axis=dims, keepdims=True) + eps)
-        out = (input - mean) * rstd
+        x = formulas.opmath(input)
+        mean = x.mean(axis=dims, keepdims=True)
+        rstd = 1 / xp.sqrt(x.var(axis=dims, keepdims=True) + eps)
+        out = (x - mean) * rstd
         if weight is not None:
             out = out * weight
         if bias is not None:
@@ -62,6 +63,7 @@ class NativeLayerNormBackward0(Op):
 def _layer_statistics(input, normalized_shape, eps: float) -> tuple:
     """What layer norm's derivatives share: the normalized dims, 1/std over them and the normalized input."""
     dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    input = formulas.opmath(input)
     mean = formulas.mean(input, dims, keepdim=True)
     rstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
     return dims, rstd, (input - mean) * rstd

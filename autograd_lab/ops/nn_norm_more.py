@@ -37,7 +37,7 @@ def _grouped(N: int, C: int, HxW: int, group: int) -> tuple:
 
 def _group_statistics(input, N: int, group: int, eps: float) -> tuple:
     """The input as (N, group, rest), its 1/std per group and the normalised input in that shape."""
-    grouped = formulas.reshape(input, _grouped(N, input.shape[1], math.prod(input.shape[2:]), group))
+    grouped = formulas.reshape(formulas.opmath(input), _grouped(N, input.shape[1], math.prod(input.shape[2:]), group))
     mean = formulas.mean(grouped, (2,), keepdim=True)
     rstd = 1 / formulas.sqrt(formulas.var(grouped, (2,), correction=0, keepdim=True) + eps)
     return rstd, (grouped - mean) * rstd
@@ -49,7 +49,7 @@ class NativeGroupNormBackward0(Op):
     saves = ("C", "HxW", "N", "eps", "group", "input", "weight")
 
     def forward(xp, input, weight, bias, *, N, C, HxW, group, eps):
-        grouped = input.reshape(_grouped(N, C, HxW, group))
+        grouped = formulas.opmath(input).reshape(_grouped(N, C, HxW, group))
         mean = grouped.mean(axis=2, keepdims=True)
         rstd = 1 / xp.sqrt(grouped.var(axis=2, keepdims=True) + eps)
         out = ((grouped - mean) * rstd).reshape(input.shape)
@@ -154,7 +154,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if eps is None:
         eps = float(backend.np.finfo(input.dtype.np_dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    out = input * AddBackward1.apply(input.pow(2).mean(dims, keepdim=True), other=eps).rsqrt()
+    x = formulas.opmath(input)  # (float16 in float32, then back)
+    out = (x * AddBackward1.apply(x.pow(2).mean(dims, keepdim=True), other=eps).rsqrt()).to(input.dtype)
     if weight is None:
         return out
     if weight.dtype is not input.dtype:  # the product, then back to the input's dtype (PyTorch's slower path)

@@ -89,3 +89,29 @@ def test_group_norm_many_values_per_group_still_computes():
     x = np.random.default_rng(0).standard_normal((2, 2))  # two samples: PyTorch accepts it (each group one value)
     np.testing.assert_allclose(al.nn.functional.group_norm(al.tensor(x), 2).numpy(),
                                torch.nn.functional.group_norm(torch.tensor(x), 2).numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, w: lib.nn.functional.layer_norm(x, (6,), w[:6]),
+    lambda lib, x, w: lib.nn.functional.group_norm(x, 2, w[:4]),
+    lambda lib, x, w: lib.nn.functional.batch_norm(x, lib.zeros(4, dtype=x.dtype), lib.ones(4, dtype=x.dtype), w[:4],
+                                                   training=True),
+    lambda lib, x, w: lib.nn.functional.instance_norm(x, weight=w[:4]),
+    lambda lib, x, w: lib.nn.functional.rms_norm(x, (6,), w[:6]),
+], ids=["layer_norm", "group_norm", "batch_norm", "instance_norm", "rms_norm"])
+def test_float16_statistics_are_taken_in_float32(call):
+    """Values of a few hundred square past float16's range: PyTorch takes the statistics in float32; ours were inf,
+    so every output was 0 and every gradient 0."""
+    rng = np.random.default_rng(4)
+    x, w = (rng.standard_normal((4, 4, 6)) * 300).astype(np.float16), rng.standard_normal(6).astype(np.float16)
+    seed = rng.standard_normal((4, 4, 6)).astype(np.float16)
+    results = []
+    for lib in (torch, al):
+        a, weight = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        out = call(lib, a, weight)
+        (out * lib.tensor(seed)).sum().backward()
+        results.append([t.detach().float().numpy() for t in (out, a.grad, weight.grad)] + [str(out.dtype)[-7:]])
+    (out, x_grad, w_grad, dtype), expected = results[1], results[0]
+    assert dtype == expected[3] == "float16"
+    for got, want in zip((out, x_grad, w_grad), expected[:3]):
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-3 * np.abs(want).max())  # (half's rounding)
