@@ -26,8 +26,8 @@ class NativeLayerNormBackward0(Op):
     def forward(xp, input, weight, bias, *, normalized_shape, eps):
         dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
         x = formulas.opmath(input)
-        mean = x.mean(axis=dims, keepdims=True)
-        rstd = 1 / xp.sqrt(x.var(axis=dims, keepdims=True) + eps)
+        mean = formulas.mean(x, dims, keepdim=True)
+        rstd = 1 / xp.sqrt(formulas.var(x, dims, correction=0, keepdim=True) + eps)
         out = (x - mean) * rstd
         if weight is not None:
             out = out * weight

@@ -50,8 +50,8 @@ class NativeGroupNormBackward0(Op):
 
     def forward(xp, input, weight, bias, *, N, C, HxW, group, eps):
         grouped = formulas.opmath(input).reshape(_grouped(N, C, HxW, group))
-        mean = grouped.mean(axis=2, keepdims=True)
-        rstd = 1 / xp.sqrt(grouped.var(axis=2, keepdims=True) + eps)
+        mean = formulas.mean(grouped, (2,), keepdim=True)
+        rstd = 1 / xp.sqrt(formulas.var(grouped, (2,), correction=0, keepdim=True) + eps)
         out = ((grouped - mean) * rstd).reshape(input.shape)
         if weight is not None:
             out = out * weight.reshape(_channel_shape(input.ndim, C))

@@ -115,3 +115,14 @@ def test_float16_statistics_are_taken_in_float32(call):
     assert dtype == expected[3] == "float16"
     for got, want in zip((out, x_grad, w_grad), expected[:3]):
         np.testing.assert_allclose(got, want, rtol=0, atol=2e-3 * np.abs(want).max())  # (half's rounding)
+
+
+def test_empty_normalisations_are_silent():
+    """Normalising zero values gives an empty result without NumPy's 'Mean of empty slice' warnings, as PyTorch."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for call in (lambda: al.nn.functional.layer_norm(al.randn(2, 0, requires_grad=True), (0,)),
+                     lambda: al.nn.functional.group_norm(al.randn(2, 4, 0, requires_grad=True), 2)):
+            out = call()
+            out.sum().backward()
+            assert out.numel() == 0
