@@ -240,7 +240,7 @@ def mean(x, dims=None, keepdim: bool = False):
     total = xp.sum(x, axis=dims, keepdims=keepdim, dtype=xp.float32 if x.dtype == xp.float16 else None)
     count = _count(x.shape, dims)
     if count == 0:  # (0 / 0 without NumPy's "invalid value" warning)
-        return xp.full(xp.shape(total), xp.nan, dtype=x.dtype)
+        return xp.full(total.shape, xp.nan, dtype=x.dtype)
     return xp.asarray(total / count).astype(x.dtype, copy=False)
 
 

@@ -183,7 +183,7 @@ class AvgPool2DBackward0(Op):
         divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
                                self.dtype)
         mean = win.sum(axis=(2, 3)) / divisor
-        if xp.issubdtype(self.dtype, xp.floating):
+        if self.dtype.kind == "f":
             return mean
         return xp.trunc(mean).astype(self.dtype)  # integers: C's integer division (toward zero), as PyTorch's kernel
 
