@@ -166,6 +166,11 @@ _C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "
 _INT64_MIN, _UINT64_END = -(2 ** 63), 2 ** 64
 
 
+def c_type_name(d: dtype) -> str:
+    """The C type by which some of PyTorch's messages name a dtype (``float``, ``double``, ``int64_t``)."""
+    return _C_TYPES[d.name]
+
+
 def type_name(value) -> str:
     """A Python value's type as PyTorch's errors name it (``float``, ``NoneType``, ``numpy.ndarray``, ``Tensor``)."""
     kind = type(value)
@@ -203,7 +208,7 @@ def check_scalar(value, d: dtype, op: str):
         raise OverflowError(f"int too big to convert [autograd_lab] {op}: {value} fits in no 64-bit integer "
                             "(write it as a float, e.g. 1e30)")
     if isinstance(value, (int, float)) and _overflows(value, d):
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[d.name]} without overflow [autograd_lab] "
+        raise RuntimeError(f"value cannot be converted to type {c_type_name(d)} without overflow [autograd_lab] "
                            f"{op}: {value!r} is outside the range of {d!r}; use a wider dtype")
     if value.__class__ is int and d._category == 1:
         return wrap_int(value, d, op)  # (a negative one for an unsigned dtype: -1 fills uint8 with 255)

@@ -50,6 +50,7 @@ from .layers import (
     Dropout2d,
     Dropout3d,
     Embedding,
+    EmbeddingBag,
     FeatureAlphaDropout,
     Flatten,
     Identity,
@@ -81,6 +82,7 @@ from .module import Module
 from .normalization import (
     BatchNorm1d,
     BatchNorm2d,
+    BatchNorm3d,
     GroupNorm,
     InstanceNorm1d,
     InstanceNorm2d,
@@ -154,4 +156,4 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
-           "Conv3d", "ConvTranspose3d"]
+           "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d"]

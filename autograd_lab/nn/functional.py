@@ -60,6 +60,7 @@ from ..ops.nn_distance import (
     pairwise_distance,
     triplet_margin_loss,
 )
+from ..ops.nn_embedding_bag import embedding_bag
 from ..ops.nn_fold import fold, unfold
 from ..ops.nn_loss import (
     binary_cross_entropy,
@@ -116,7 +117,7 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            # attention
            "scaled_dot_product_attention", "multi_head_attention_forward",
            # more normalisation
-           "group_norm", "rms_norm", "prelu",
+           "group_norm", "rms_norm", "prelu", "embedding_bag",
            # more convolutions and pools
            "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",

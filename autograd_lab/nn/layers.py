@@ -1,5 +1,5 @@
 """Everyday layers: ``Identity``, ``Linear``, ``Flatten``, ``Unflatten``, ``Dropout`` (and the channel-wise
-``Dropout1d``, ``Dropout2d``, ``Dropout3d``), ``Embedding``."""
+``Dropout1d``, ``Dropout2d``, ``Dropout3d``), ``Embedding``, ``EmbeddingBag``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Identity", "Linear", "Flatten", "Unflatten", "Dropout", "AlphaDropout", "FeatureAlphaDropout", "Dropout1d",
-           "Dropout2d", "Dropout3d", "Embedding"]
+           "Dropout2d", "Dropout3d", "Embedding", "EmbeddingBag"]
 
 
 class Identity(Module):
@@ -135,11 +135,13 @@ class Dropout3d(_DropoutNd):
 
 
 class Embedding(Module):
-    """A lookup table: row ``i`` of ``weight`` (num_embeddings, embedding_dim) for each index ``i``."""
+    """A lookup table: row ``i`` of ``weight`` (num_embeddings, embedding_dim) for each index ``i``; with
+    ``max_norm``, the rows looked up are first scaled down in place to that ``norm_type``-norm."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 scale_grad_by_freq: bool = False, _weight: Tensor | None = None, _freeze: bool = False,
-                 device=None, dtype=None) -> None:
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device=None,
+                 dtype=None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -148,7 +150,8 @@ class Embedding(Module):
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx %= num_embeddings
         self.padding_idx = padding_idx
-        self.scale_grad_by_freq = scale_grad_by_freq
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
             self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, dtype=dtype, device=device),
                                     requires_grad=not _freeze)
@@ -167,22 +170,90 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx, self.scale_grad_by_freq)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
-        if self.scale_grad_by_freq:
-            text += ", scale_grad_by_freq=True"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            text += ", sparse=True"
         return text
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
-                        scale_grad_by_freq: bool = False) -> Embedding:
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
         """An Embedding holding ``embeddings`` (2-D); ``freeze`` stops it from learning."""
         if embeddings.dim() != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
-        return cls(rows, cols, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq, _weight=embeddings,
-                   _freeze=freeze)
+        return cls(rows, cols, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, _weight=embeddings, _freeze=freeze)
+
+
+class EmbeddingBag(Module):
+    """A lookup table that gives one row per bag of indices: the ``mode`` (``'sum'``, ``'mean'``, ``'max'``) of the
+    bag's rows of ``weight`` (see ``F.embedding_bag``); ``forward(input, offsets=None, per_sample_weights=None)``."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                 _weight: Tensor | None = None, include_last_offset: bool = False, padding_idx: int | None = None,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, dtype=dtype, device=device))
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight)
+        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
+
+    reset_parameters = Embedding.reset_parameters
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None
+                ) -> Tensor:
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                               self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        text += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx!r}"
+        return text
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False, padding_idx: int | None = None
+                        ) -> EmbeddingBag:
+        """An EmbeddingBag holding ``embeddings`` (2-D); ``freeze`` stops it from learning."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings, include_last_offset,
+                  padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag

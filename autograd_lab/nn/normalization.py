@@ -1,4 +1,4 @@
-"""Normalisation layers: ``BatchNorm1d`` / ``BatchNorm2d`` (each channel by the batch's statistics while
+"""Normalisation layers: ``BatchNorm1d`` / ``2d`` / ``3d`` (each channel by the batch's statistics while
 training, by running statistics in evaluation), ``InstanceNorm1d/2d/3d`` (each channel of each sample by
 its own statistics), ``LayerNorm`` (each sample over its last dims), ``GroupNorm`` (each group of channels of
 each sample) and ``RMSNorm`` (each sample divided by its root mean square over its last dims)."""
@@ -15,8 +15,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm",
-           "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm",
+           "GroupNorm", "RMSNorm"]
 
 
 class _BatchNorm(Module):
@@ -90,6 +90,11 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) images, per channel C."""
     _input_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) volumes, per channel C."""
+    _input_dims = (5,)
 
 
 class _InstanceNorm(_BatchNorm):

@@ -6,7 +6,8 @@ weights copied from a PyTorch model give the same outputs.
 They are composed of ordinary ops, as the equations read: a step of an LSTM is two ``linear`` maps, four
 gates (``sigmoid``, ``tanh``) and two products, so its graph shows the computation itself. The input's
 projection ``x W_ih^T + b_ih`` is computed for the whole sequence at once (as PyTorch's CPU and cuDNN kernels
-do); the loop over time steps then adds ``h W_hh^T + b_hh`` and applies the gates.
+do); the loop over time steps then adds ``h W_hh^T + b_hh`` and applies the gates. A ``PackedSequence`` (see
+``nn.utils.rnn``) runs as its padded batch, each sequence's state held still after its own last step.
 
 The equations (``*``: elementwise; ``W_i*`` the rows of ``W_ih`` for gate ``*``, in the order listed):
 
@@ -25,11 +26,13 @@ import warnings
 
 from .. import creation
 from ..ops.join import cat, stack
+from ..ops.pointwise import where
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence, pad_packed_sequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -118,11 +121,13 @@ class RNNBase(Module):
 
     def forward(self, input: Tensor, hx=None):
         """``output, h_n`` (LSTM: ``output, (h_n, c_n)``): the last layer's hidden states at every step, and
-        every layer's final state (directions interleaved: layer 0 forward, layer 0 backward, layer 1...)."""
+        every layer's final state (directions interleaved: layer 0 forward, layer 0 backward, layer 1...).
+        A ``PackedSequence`` input gives a ``PackedSequence`` output; each sequence's final state is at its length."""
         name = "RNN" if self.mode.startswith("RNN") else self.mode
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if not isinstance(input, Tensor):
-            raise TypeError(f"{name}: expected a Tensor input, got {type(input).__name__} [autograd_lab] "
-                            "PackedSequence is not supported: pad the sequences to one length")
+            raise TypeError(f"{name}: expected a Tensor or PackedSequence input, got {type(input).__name__}")
         if input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D"
                              + (" tensor instead" if name == "RNN" else " instead"))
@@ -133,24 +138,42 @@ class RNNBase(Module):
         self._check_input(input)
         sequence = input.transpose(0, 1) if self.batch_first else input  # (L, N, features)
         states = self._initial_states(sequence, hx, batched)
+        if sequence.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, finals = self._run_layers(sequence, states)
         if self.batch_first:
             output = output.transpose(0, 1)
-        if self.mode == "LSTM":
-            final = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
-            if not batched:
-                return output.squeeze(batch_dim), (final[0].squeeze(1), final[1].squeeze(1))
+        final = self._final_states(finals)
+        if batched:
             return output, final
-        final = stack(finals)
-        return (output.squeeze(batch_dim), final.squeeze(1)) if not batched else (output, final)
+        final = tuple(f.squeeze(1) for f in final) if isinstance(final, tuple) else final.squeeze(1)
+        return output.squeeze(batch_dim), final
 
-    def _run_layers(self, sequence: Tensor, states: list):
+    def _forward_packed(self, input: PackedSequence, hx):
+        """Run on the padded batch (in its own order), each sequence's state held still after its last step;
+        then pack the output as the input is packed."""
+        sequence, lengths = pad_packed_sequence(input)
+        self._check_input(sequence)
+        states = self._initial_states(sequence, hx, True)
+        output, finals = self._run_layers(sequence, states, lengths)
+        if input.sorted_indices is not None:
+            output = output.index_select(1, input.sorted_indices)
+        data = cat([output[t, :size] for t, size in enumerate(input.batch_sizes.tolist())])
+        return input._replace(data=data), self._final_states(finals)
+
+    def _final_states(self, finals: list):
+        if self.mode == "LSTM":
+            return stack([h for h, _ in finals]), stack([c for _, c in finals])
+        return stack(finals)
+
+    def _run_layers(self, sequence: Tensor, states: list, lengths: Tensor | None = None):
         directions = 2 if self.bidirectional else 1
         finals = []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
-                steps, final = self._run_direction(sequence, states[layer * directions + direction], layer, direction)
+                steps, final = self._run_direction(sequence, states[layer * directions + direction], layer, direction,
+                                                   lengths)
                 outputs.append(steps)
                 finals.append(final)
             sequence = outputs[0] if directions == 1 else cat(outputs, 2)
@@ -158,13 +181,20 @@ class RNNBase(Module):
                 sequence = F.dropout(sequence, self.dropout, training=True)
         return sequence, finals
 
-    def _run_direction(self, sequence: Tensor, state, layer: int, direction: int):
+    def _run_direction(self, sequence: Tensor, state, layer: int, direction: int, lengths: Tensor | None):
+        """Every step's hidden state and the final state; with ``lengths`` (a packed batch), a sequence's state
+        changes only at its real steps (the reverse direction thus starts at each sequence's own last step)."""
         w_ih, b_ih, w_hh, b_hh, w_hr = self._weights(layer, direction)
         projected = F.linear(sequence, w_ih, b_ih)  # every step's input projection at once
         length = sequence.shape[0]
         hidden = [None] * length
         for t in (reversed(range(length)) if direction == 1 else range(length)):
-            state = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
+            new = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
+            if lengths is not None:
+                running = (lengths > t).reshape(-1, 1).to(sequence.device)
+                new = tuple(where(running, n, s) for n, s in zip(new, state)) if isinstance(new, tuple) \
+                    else where(running, new, state)
+            state = new
             hidden[t] = _hidden(state)
         return stack(hidden), state
 
@@ -305,7 +335,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        bound = 1.0 / math.sqrt(self.hidden_size)
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0.0
         for weight in self.parameters():
             init.uniform_(weight, -bound, bound)
 
@@ -333,11 +363,24 @@ class RNNCellBase(Module):
         if not states:
             zeros = creation.zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
             states = (zeros, zeros) if self._mode == "LSTM" else (zeros,)
+        self._check_sizes(input, states)
         state = states if self._mode == "LSTM" else states[0]
         out = _step(self._mode, F.linear(input, self.weight_ih, self.bias_ih), state, self.weight_hh, self.bias_hh)
         if batched:
             return out
         return tuple(o.squeeze(0) for o in out) if isinstance(out, tuple) else out.squeeze(0)
+
+    def _check_sizes(self, input: Tensor, states: tuple) -> None:
+        """PyTorch's checks of the (batched) input and states: input_size, then each state's batch and size."""
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}")
+        for k, state in enumerate(states):
+            if state.shape[0] != input.shape[0]:
+                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size "
+                                   f"{state.shape[0]}")
+            if state.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.shape[1]}, expected "
+                                   f"{self.hidden_size}")
 
 
 class RNNCell(RNNCellBase):

@@ -13,7 +13,8 @@ import re
 from .. import backend
 from ..tensor import Tensor
 
-__all__ = ["OpError", "broadcast_message", "function_name", "mixed_devices_message", "no_kernel", "op_failed"]
+__all__ = ["OpError", "broadcast_message", "check_norm_dtypes", "function_name", "mixed_devices_message", "no_kernel",
+           "op_failed"]
 
 
 class OpError(RuntimeError):
@@ -34,6 +35,28 @@ def no_kernel(kernel: str, dtype, advice: str) -> NotImplementedError:
     do; ``dtype`` an ``al.dtype`` or a NumPy one."""
     name = backend.kernel_type_name(dtype if isinstance(dtype, backend.dtype) else backend.from_np(dtype))
     return NotImplementedError(f'"{kernel}" not implemented for \'{name}\' [autograd_lab] {advice}')
+
+def check_norm_dtypes(input: Tensor, parameters) -> None:
+    """PyTorch's CPU rule for a normalisation's tensors (weight, bias, running statistics; None ones skipped): all
+    of the input's dtype, or all float32 with a float16 input (whose dtype the output then keeps). Its message
+    depends on the first of them: of the input's dtype, the first other one is "found"; else a "mixed dtype"."""
+    dtypes = [p.dtype for p in parameters if p is not None]
+    if all(d is input.dtype for d in dtypes):
+        return
+    if dtypes[0] is input.dtype:
+        other = next(d for d in dtypes if d is not input.dtype)
+        problem = (f"expected scalar type {backend.kernel_type_name(input.dtype)} but found "
+                   f"{backend.kernel_type_name(other)}")
+    elif any(d is not backend.float32 for d in dtypes):
+        problem = "mixed dtype (CPU): expect parameter to have scalar type of Float"
+    elif input.dtype is not backend.float16:
+        problem = "mixed dtype (CPU): all inputs must share same datatype."
+    else:
+        return
+    raise RuntimeError(f"{problem} [autograd_lab] the input is {input.dtype!r}, the weights and statistics "
+                       f"{', '.join(sorted({repr(d) for d in dtypes}))}: convert one side, e.g. model.double() or "
+                       "x.float()")
+
 
 def _describe(value) -> str:
     if isinstance(value, Tensor):

@@ -238,7 +238,10 @@ def mean(x, dims=None, keepdim: bool = False):
         return x.mean() if dims is None and not keepdim else x.mean(dims, keepdim=keepdim)
     xp = _xp(x)
     total = xp.sum(x, axis=dims, keepdims=keepdim, dtype=xp.float32 if x.dtype == xp.float16 else None)
-    return xp.asarray(total / _count(x.shape, dims)).astype(x.dtype, copy=False)
+    count = _count(x.shape, dims)
+    if count == 0:  # (0 / 0 without NumPy's "invalid value" warning)
+        return xp.full(total.shape, xp.nan, dtype=x.dtype)
+    return xp.asarray(total / count).astype(x.dtype, copy=False)
 
 
 def var(x, dims, correction: int = 1, keepdim: bool = False):
@@ -256,7 +259,10 @@ def var(x, dims, correction: int = 1, keepdim: bool = False):
         x = x - x[tuple(slice(0, 1) if d in reduced else slice(None) for d in range(x.ndim))]
     centered = x - mean(x, dims, keepdim=True)
     dof = builtins.max(_count(x.shape, dims) - correction, 0)
-    return xp.asarray(xp.sum(centered * centered, axis=dims, keepdims=keepdim) / dof).astype(x.dtype, copy=False)
+    total = xp.sum(centered * centered, axis=dims, keepdims=keepdim)
+    if dof == 0:  # (total / 0 without NumPy's warnings: inf, or nan for 0 and nan)
+        return xp.asarray(xp.where(total > 0, xp.inf, xp.nan)).astype(x.dtype, copy=False)
+    return xp.asarray(total / dof).astype(x.dtype, copy=False)
 
 
 def _count(shape: tuple, dims) -> int:
@@ -357,6 +363,15 @@ def to_device(x, device):
     if device is None:
         return x
     return x.to(device) if isinstance(x, Tensor) else backend.move(x, device)
+
+
+def opmath(x):
+    """``x`` in the dtype PyTorch's kernels compute it in: float16 in float32 (a tensor's ``.float()``, an array's
+    ``astype``), any other dtype as it is. Normalisations take their statistics so: squares of float16 values above
+    256 would overflow."""
+    if isinstance(x, Tensor):
+        return x.float() if x.dtype is backend.float16 else x
+    return x.astype(_xp(x).float32) if x.dtype == _xp(x).float16 else x
 
 
 def cast_like(x, like):

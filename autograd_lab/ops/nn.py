@@ -16,7 +16,7 @@ from ..autograd import grad_mode as _gm
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._errors import mixed_devices_message
+from ._errors import check_norm_dtypes, mixed_devices_message, no_kernel
 from ._op import LINEAR, Op
 from .inplace import writable_array
 from .linalg import matrix_product, mm_mat2_backward
@@ -380,13 +380,19 @@ class EmbeddingDenseBackwardBackward0(Op):
 
 
 @checked
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, scale_grad_by_freq: bool = False
-              ) -> Tensor:
-    """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``."""
-    if input.is_floating_point() or input.dtype is backend.bool_:
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` (num_embeddings, dim) picked by the integer tensor ``input``; with ``max_norm``, the
+    picked rows whose ``norm_type``-norm is above it are first scaled down to it, in ``weight`` itself."""
+    if input.dtype not in (backend.int64, backend.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.dtype._legacy_name} instead (while checking arguments for "
-                           "embedding) [autograd_lab] pass class indices as an integer tensor, e.g. x.long()")
+                           f"Long, Int; but got al.{input.dtype._legacy_name} instead (while checking arguments for "
+                           "embedding) [autograd_lab] pass the indices as an int64 tensor, e.g. x.long()")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if sparse:
+        raise NotImplementedError("embedding: sparse=True [autograd_lab] sparse gradients are not supported: use "
+                                  "sparse=False (a dense gradient with the same values)")
     num = weight.shape[0]
     if padding_idx is not None:
         if not -num <= padding_idx < num:
@@ -396,8 +402,21 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, sca
     if data.size and (data.min() < 0 or data.max() >= num):
         raise IndexError(f"index out of range in self [autograd_lab] embedding: indices must be in [0, {num - 1}], "
                          f"got values from {int(data.min())} to {int(data.max())}")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     return EmbeddingBackward0.apply(weight, indices=input, padding_idx=padding_idx,
                                     scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """PyTorch's ``embedding_renorm_``: each row of ``weight`` that ``input`` picks, if its ``norm_type``-norm is
+    above ``max_norm``, is multiplied in place by ``max_norm / (norm + 1e-7)`` (not recorded: under no_grad)."""
+    with _gm.no_grad():
+        rows = input.reshape(-1).unique()
+        norms = weight[rows].norm(norm_type, dim=1, keepdim=True).double()  # (the scale in double, as PyTorch's)
+        over = (norms > max_norm).reshape(-1)
+        rows, norms = rows[over], norms[over]
+        weight[rows] = weight[rows] * (max_norm / (norms + 1e-7)).to(weight.dtype)
 
 
 # -- batch norm --------------------------------------------------------------------------------
@@ -421,12 +440,13 @@ class NativeBatchNormBackward0(Op):
     def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps):
         dims = (0,) + tuple(range(2, input.ndim))
         shape = (1, -1) + (1,) * (input.ndim - 2)
+        x = formulas.opmath(input)
         if training:
-            mean = formulas.mean(input, dims, keepdim=True)
-            var = formulas.var(input, dims, correction=0, keepdim=True)
+            mean = formulas.mean(x, dims, keepdim=True)
+            var = formulas.var(x, dims, correction=0, keepdim=True)
         else:
             mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-        out = (input - mean) / xp.sqrt(var + eps)
+        out = (x - mean) / xp.sqrt(var + eps)
         if weight is not None:
             out = out * weight.reshape(shape)
         if bias is not None:
@@ -467,6 +487,7 @@ def _normalized(input, training: bool, running_mean, running_var, eps: float) ->
     """What batch norm's derivatives share: the reduced dims, a channel's shape, 1/std and the normalized input."""
     dims = (0,) + tuple(range(2, input.ndim))
     shape = (1, -1) + (1,) * (input.ndim - 2)
+    input = formulas.opmath(input)
     if training:  # the batch's statistics (biased variance), differentiated through
         mean = formulas.mean(input, dims, keepdim=True)
         invstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
@@ -484,15 +505,19 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     place) or by the running statistics (evaluation)."""
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2D input (N, C, ...), got {input.ndim}D input")
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var")):
+        if not training and t is None:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
     channels = input.shape[1]
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
         if t is not None and tuple(t.shape) != (channels,):
-            raise RuntimeError(f"batch_norm: {name} should contain {channels} elements not {t.numel()} "
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()} "
                                f"[autograd_lab] input of shape {list(input.shape)} has {channels} channels (dim 1)")
     if training and input.numel() == channels:  # (an empty batch is fine: nothing to normalize, no update)
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
+    if not input.is_floating_point():
+        raise no_kernel("batch_norm", input.dtype, "batch_norm needs a floating tensor: call .float() first")
+    check_norm_dtypes(input, (weight, bias, running_mean, running_var))
     if training and running_mean is not None and input.numel():
         _update_running_stats(input, running_mean, running_var, momentum)
     return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=running_mean,
@@ -508,7 +533,7 @@ def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tens
     mixed = mixed_devices_message("batch_norm", [t for t in (input, running_mean, running_var) if t is not None])
     if mixed:
         raise RuntimeError(mixed)
-    data = input._data
+    data = formulas.opmath(input._data)
     dims = (0,) + tuple(range(2, data.ndim))
     pairs = [(running_mean, formulas.mean(data, dims))]
     if running_var is not None:

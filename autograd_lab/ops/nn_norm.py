@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor
 from . import formulas
+from ._errors import check_norm_dtypes, no_kernel
 from ._op import Op
 from .nn import batch_norm
 
@@ -24,9 +25,10 @@ class NativeLayerNormBackward0(Op):
 
     def forward(xp, input, weight, bias, *, normalized_shape, eps):
         dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-        mean = input.mean(axis=dims, keepdims=True)
-        rstd = 1 / xp.sqrt(input.var(axis=dims, keepdims=True) + eps)
-        out = (input - mean) * rstd
+        x = formulas.opmath(input)
+        mean = formulas.mean(x, dims, keepdim=True)
+        rstd = 1 / xp.sqrt(formulas.var(x, dims, correction=0, keepdim=True) + eps)
+        out = (x - mean) * rstd
         if weight is not None:
             out = out * weight
         if bias is not None:
@@ -61,6 +63,7 @@ class NativeLayerNormBackward0(Op):
 def _layer_statistics(input, normalized_shape, eps: float) -> tuple:
     """What layer norm's derivatives share: the normalized dims, 1/std over them and the normalized input."""
     dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    input = formulas.opmath(input)
     mean = formulas.mean(input, dims, keepdim=True)
     rstd = 1 / formulas.sqrt(formulas.var(input, dims, correction=0, keepdim=True) + eps)
     return dims, rstd, (input - mean) * rstd
@@ -71,13 +74,19 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     """Normalise over the last ``len(normalized_shape)`` dims, then scale by ``weight`` and shift by ``bias``
     (both of shape ``normalized_shape``)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if not shape or tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*"
                            + "".join(f", {s}" for s in shape) + f"], but got input of size{list(input.shape)}")
     for t, name in ((weight, "weight"), (bias, "bias")):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(shape)}")
+    check_norm_dtypes(input, (weight, bias))
+    if not input.is_floating_point():
+        raise no_kernel("LayerNormKernelImpl", input.dtype, "layer_norm needs a floating tensor: call .float() first")
     return NativeLayerNormBackward0.apply(input, weight, bias, normalized_shape=shape, eps=eps)
 
 
@@ -94,7 +103,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
         for size in input.shape[2:]:
             positions *= size
         if positions == 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(input.shape)}")
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     n, c = input.shape[0], input.shape[1]
 
     def repeated(t):

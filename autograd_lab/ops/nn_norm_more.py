@@ -13,10 +13,13 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
-from ._errors import no_kernel
+from ._errors import check_norm_dtypes, no_kernel
 from ._op import Op
 
 __all__ = ["group_norm", "rms_norm", "prelu"]
@@ -27,9 +30,14 @@ def _channel_shape(ndim: int, C: int) -> tuple:
     return (1, C) + (1,) * (ndim - 2)
 
 
+def _grouped(N: int, C: int, HxW: int, group: int) -> tuple:
+    """The shape (N, group, values of a group) in which each group's statistics are taken (no -1: N may be 0)."""
+    return N, group, C // group * HxW
+
+
 def _group_statistics(input, N: int, group: int, eps: float) -> tuple:
     """The input as (N, group, rest), its 1/std per group and the normalised input in that shape."""
-    grouped = formulas.reshape(input, (N, group, -1))
+    grouped = formulas.reshape(formulas.opmath(input), _grouped(N, input.shape[1], math.prod(input.shape[2:]), group))
     mean = formulas.mean(grouped, (2,), keepdim=True)
     rstd = 1 / formulas.sqrt(formulas.var(grouped, (2,), correction=0, keepdim=True) + eps)
     return rstd, (grouped - mean) * rstd
@@ -41,9 +49,9 @@ class NativeGroupNormBackward0(Op):
     saves = ("C", "HxW", "N", "eps", "group", "input", "weight")
 
     def forward(xp, input, weight, bias, *, N, C, HxW, group, eps):
-        grouped = input.reshape(N, group, -1)
-        mean = grouped.mean(axis=2, keepdims=True)
-        rstd = 1 / xp.sqrt(grouped.var(axis=2, keepdims=True) + eps)
+        grouped = formulas.opmath(input).reshape(_grouped(N, C, HxW, group))
+        mean = formulas.mean(grouped, (2,), keepdim=True)
+        rstd = 1 / xp.sqrt(formulas.var(grouped, (2,), correction=0, keepdim=True) + eps)
         out = ((grouped - mean) * rstd).reshape(input.shape)
         if weight is not None:
             out = out * weight.reshape(_channel_shape(input.ndim, C))
@@ -58,7 +66,7 @@ class NativeGroupNormBackward0(Op):
         grad_input = grad_weight = grad_bias = None
         if need_input:
             g = grad if weight is None else grad * formulas.reshape(weight, _channel_shape(input.ndim, C))
-            g = formulas.reshape(g, (N, group, -1))
+            g = formulas.reshape(g, _grouped(N, C, HxW, group))
             grad_input = rstd * (g - formulas.mean(g, (2,), keepdim=True)
                                  - normalized * formulas.mean(g * normalized, (2,), keepdim=True))
             grad_input = formulas.reshape(grad_input, input.shape)
@@ -74,7 +82,7 @@ class NativeGroupNormBackward0(Op):
         channel = _channel_shape(input.ndim, C)
         out_t = None
         if input_t is not None:
-            t = formulas.reshape(input_t, (N, group, -1))
+            t = formulas.reshape(input_t, _grouped(N, C, HxW, group))
             out_t = rstd * (t - formulas.mean(t, (2,), keepdim=True)
                             - normalized * formulas.mean(t * normalized, (2,), keepdim=True))
             out_t = formulas.reshape(out_t, input.shape)
@@ -95,16 +103,22 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     N, C = input.shape[0], input.shape[1]
+    if num_groups > 0 and N * C // num_groups * math.prod(input.shape[2:]) == 1:  # PyTorch's check, made first
+        size = [N * C // num_groups, num_groups, *input.shape[2:]]
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size} "
+                         "[autograd_lab] group_norm: N * C // num_groups times the spatial sizes is 1 (one sample, one value per "
+                         "group): there is nothing to normalise")
     if num_groups <= 0 or C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
+    check_norm_dtypes(input, (weight, bias))
     if not input.is_floating_point():
         raise no_kernel("GroupNormKernelImpl", input.dtype, "group_norm needs a floating tensor: call .float() first")
     for t, name in ((weight, "weight"), (bias, "bias")):
         if t is not None and (t.ndim != 1 or t.shape[0] != C):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
-    HxW = input.numel() // max(N * C, 1)
+    HxW = math.prod(input.shape[2:])
     return NativeGroupNormBackward0.apply(input, weight, bias, N=N, C=C, HxW=HxW, group=num_groups, eps=eps)
 
 
@@ -135,11 +149,21 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(shape)}")
+    if not input.is_floating_point():
+        raise no_kernel("rms_norm", input.dtype, "rms_norm needs a floating tensor: call .float() first")
     if eps is None:
-        eps = float(backend.np.finfo(input.dtype.np_dtype).eps) if input.is_floating_point() else 1.1920928955078125e-07
+        eps = float(backend.np.finfo(input.dtype.np_dtype).eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    out = input * AddBackward1.apply(input.pow(2).mean(dims, keepdim=True), other=eps).rsqrt()
-    return out if weight is None else out * weight
+    x = formulas.opmath(input)  # (float16 in float32, then back)
+    out = (x * AddBackward1.apply(x.pow(2).mean(dims, keepdim=True), other=eps).rsqrt()).to(input.dtype)
+    if weight is None:
+        return out
+    if weight.dtype is not input.dtype:  # the product, then back to the input's dtype (PyTorch's slower path)
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {backend.c_type_name(input.dtype)}, "
+                      f"weight dtype = {backend.c_type_name(weight.dtype)}, Cannot dispatch to fused implementation.",
+                      UserWarning, stacklevel=2)
+        return (out * weight).to(input.dtype)
+    return out * weight
 
 
 # -- prelu --------------------------------------------------------------------------------------

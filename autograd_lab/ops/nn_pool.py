@@ -182,7 +182,10 @@ class AvgPool2DBackward0(Op):
         win = _windows(xp, _pad(xp, self, pads), kernel_size, stride, (1, 1), out)
         divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
                                self.dtype)
-        return win.sum(axis=(2, 3)) / divisor
+        mean = win.sum(axis=(2, 3)) / divisor
+        if self.dtype.kind == "f":
+            return mean
+        return xp.trunc(mean).astype(self.dtype)  # integers: C's integer division (toward zero), as PyTorch's kernel
 
     def d_self(grad, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self, stride):
         return formulas.call(

@@ -21,6 +21,8 @@ class LinalgVectorNormBackward0(Op):
     def forward(xp, self, *, ord, dim, keepdim):
         axis = None if dim is None else _dims(dim, self.ndim, "linalg_vector_norm")
         size = xp.abs(self)
+        if size.dtype == xp.float16:  # half precision is accumulated in float32, as PyTorch's kernels do
+            size = size.astype(xp.float32)
         if ord == float("inf"):
             out = xp.max(size, axis=axis, keepdims=keepdim)
         elif ord == float("-inf"):

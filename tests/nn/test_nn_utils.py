@@ -87,3 +87,15 @@ def test_parameters_to_vector_and_back():
         assert model[0].weight[0, 0].item() == 100.0
     with pytest.raises(TypeError, match="expected al.Tensor, but got: list"):
         al.nn.utils.vector_to_parameters([1.0], [al.nn.Parameter(al.ones(1))])
+
+
+def test_clip_grad_norm_of_half_gradients_accumulates_in_float32():
+    """300 and 400 square past float16's largest value: PyTorch's norm accumulates half in float32 (500), as ours
+    now does (it overflowed to inf and every gradient was scaled to 0)."""
+    results = []
+    for lib in (torch, al):
+        param = lib.nn.Parameter(lib.ones(2, dtype=lib.float16))
+        param.grad = lib.tensor([300.0, 400.0], dtype=lib.float16)
+        total = lib.nn.utils.clip_grad_norm_([param], 1.0)
+        results.append((total.item(), param.grad.tolist(), lib.linalg.vector_norm(param.grad * 1000, 3).item()))
+    assert results[0] == results[1]

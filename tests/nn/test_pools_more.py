@@ -301,3 +301,20 @@ def test_one_unbatched_image_is_recorded_as_pytorch_records_it(shape, call):
     for a, b in zip(ours[3:], theirs[3:]):
         if b is not None:
             np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_avg_pool_of_integers_divides_as_pytorch():
+    """Integer images keep their dtype, each window's sum divided toward zero (C's integer division), as PyTorch's
+    kernel (they became float64 means); local_response_norm of integers then matches PyTorch's float32 too."""
+    x = np.random.default_rng(0).integers(-50, 50, (2, 3, 5, 6))
+    for call in (lambda lib, t: lib.nn.functional.avg_pool2d(t, 2),
+                 lambda lib, t: lib.nn.functional.avg_pool2d(t, 3, stride=2, padding=1, count_include_pad=False),
+                 lambda lib, t: lib.nn.functional.avg_pool2d(t, 2, divisor_override=3),
+                 lambda lib, t: lib.nn.functional.avg_pool1d(t[0], 2)):
+        got, expected = call(al, al.tensor(x)), call(torch, torch.tensor(x))
+        assert got.dtype is al.int64 and expected.dtype is torch.int64
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    got = al.nn.functional.local_response_norm(al.tensor(x), 3)
+    expected = torch.nn.functional.local_response_norm(torch.tensor(x), 3)
+    assert got.dtype is al.float32
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)

@@ -121,6 +121,7 @@ def test_initialisation_reprs_and_weight_access():
         layer.flatten_parameters()  # accepted, as scripts call it
     assert repr(al.nn.LSTM(3, 4, proj_size=2)) == repr(torch.nn.LSTM(3, 4, proj_size=2))
     assert repr(al.nn.RNN(3, 4, 2, "relu")) == repr(torch.nn.RNN(3, 4, 2, "relu"))
+    assert al.nn.GRUCell(3, 0)(al.ones(2, 3)).shape == (2, 0)  # hidden_size 0: U(0, 0), no division by zero
 
 
 def test_dropout_between_layers_only_in_training():
@@ -150,6 +151,15 @@ def test_dropout_between_layers_only_in_training():
     lambda lib: lib.nn.LSTM(3, 4, proj_size=4),
     lambda lib: lib.nn.RNN(3, 4, nonlinearity="sigmoid"),
     lambda lib: lib.nn.LSTM(3, 4, dropout=2),
+    lambda lib: lib.nn.GRU(3, 4, batch_first=True)(lib.ones(2, 0, 3)),  # an empty sequence
+    # the cells check the input's size and each state's batch and size (a (1, 4) state of a (3,) input is a
+    # batch of one state of size 1 once unsqueezed; it was computed by broadcasting)
+    lambda lib: lib.nn.RNNCell(3, 4)(lib.ones(3), lib.zeros(1, 4)),
+    lambda lib: lib.nn.RNNCell(3, 4)(lib.ones(1, 3), lib.zeros(4)),
+    lambda lib: lib.nn.GRUCell(3, 4)(lib.ones(2, 2)),
+    lambda lib: lib.nn.GRUCell(3, 4)(lib.ones(2, 3), lib.zeros(2, 5)),
+    lambda lib: lib.nn.LSTMCell(3, 4)(lib.ones(2, 3), (lib.zeros(3, 4), lib.zeros(2, 4))),
+    lambda lib: lib.nn.LSTMCell(3, 4)(lib.ones(2, 3), (lib.zeros(2, 4), lib.zeros(2, 5))),
 ])
 def test_errors_as_pytorch(call):
     with pytest.raises((RuntimeError, ValueError)) as expected:
