@@ -10,16 +10,12 @@ import operator
 
 from .. import backend
 from ..ops._args import checked
-from ..ops.alpha_dropout import alpha_dropout, feature_alpha_dropout
 from ..ops.attention import scaled_dot_product_attention
+from ..ops.dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from ..ops.multi_head_attention import multi_head_attention_forward
 from ..ops.nn import (
     addmm,
     batch_norm,
-    dropout,
-    dropout1d,
-    dropout2d,
-    dropout3d,
     embedding,
     erf,
     gelu,

@@ -25,7 +25,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
 from ._op import Op
-from .nn import dropout
+from .dropout import dropout
 
 __all__ = ["scaled_dot_product_attention"]
 

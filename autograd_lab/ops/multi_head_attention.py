@@ -23,8 +23,9 @@ import warnings
 from .. import backend, creation
 from ..tensor import Tensor
 from .attention import scaled_dot_product_attention
+from .dropout import dropout
 from .join import cat
-from .nn import dropout, linear, softmax
+from .nn import linear, softmax
 from .padding import pad
 
 __all__ = ["multi_head_attention_forward"]

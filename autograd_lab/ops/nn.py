@@ -1,7 +1,8 @@
-"""Ops that neural networks need: softmax/log_softmax, gelu, linear (addmm), dropout, embedding, batch_norm.
+"""Ops that neural networks need: softmax/log_softmax, gelu, linear (addmm), embedding, batch_norm.
 
-Convolution is in :mod:`.nn_conv`, pooling in :mod:`.nn_pool`, losses in :mod:`.nn_loss`. As everywhere in ``ops``,
-each derivative is written with differentiable tensor operations, so gradients of gradients work.
+Dropout is in :mod:`.dropout`, convolution in :mod:`.nn_conv`, pooling in :mod:`.nn_pool`, losses in
+:mod:`.nn_loss`. As everywhere in ``ops``, each derivative is written with differentiable tensor operations, so
+gradients of gradients work.
 Where PyTorch records a composite (``dropout`` is a ``MulBackward0``, ``linear`` without bias a
 ``MmBackward0``), so does this file, so the graphs a learner draws look the same.
 """
@@ -235,96 +236,6 @@ def _rows(input: Tensor) -> int:
     return n
 
 
-# -- dropout -----------------------------------------------------------------------------------
-def _generator_rng(generator, device="cpu"):
-    from ..creation import default_generator_for
-    return (generator or default_generator_for(device))._rng  # each device draws from its own generator
-
-
-@checked
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
-            generator=None) -> Tensor:
-    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
-        return input
-    xp = backend.namespace_of(input._data)
-    keep = _generator_rng(generator, input.device).random(input.shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    mask = Tensor._make(xp.asarray(keep * scale, dtype=input._data.dtype))
-    return input.mul_(mask) if inplace else input * mask
-
-
-def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, channel_dims: int = 2) -> Tensor:
-    """Zero whole channels with probability ``p`` and scale the rest by 1/(1-p): one draw per element of the
-    first ``channel_dims`` dims ((N, C) of a batch; (C,) of one unbatched sample), shared along the rest."""
-    if not training or p == 0:
-        return input
-    xp = backend.namespace_of(input._data)
-    shape = tuple(input.shape[:channel_dims]) + (1,) * (input.ndim - channel_dims)
-    keep = _generator_rng(None, input.device).random(shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    mask = Tensor._make(xp.asarray(keep * scale, dtype=input._data.dtype))
-    return input.mul_(mask) if inplace else input * mask
-
-
-def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, spatial: int) -> Tensor:
-    """``dropout1d``/``dropout3d``: an unbatched input (C, ...) is one sample (as PyTorch does it: a batch of one,
-    then squeezed back; in place, its channels directly)."""
-    if input.ndim != spatial + 1:
-        return _feature_dropout(input, p, training, inplace)
-    if inplace:
-        return _feature_dropout(input, p, training, inplace, channel_dims=1)
-    return _feature_dropout(input.unsqueeze(0), p, training, inplace).squeeze(0)
-
-
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero whole channels of (N, C, L) or (C, L) inputs with probability ``p`` (training only), scale the rest."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
-                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
-                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
-    return _channel_dropout(input, p, training, inplace, 1)
-
-
-def _warn_channel_dims(name: str, ndim: int, spatial: int) -> None:
-    """PyTorch's deprecation warning for a channel dropout given neither a batched nor an unbatched input."""
-    warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in a "
-                  "future release. To retain the behavior and silence this warning, please use dropout instead. Note "
-                  f"that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a "
-                  f"channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
-                  UserWarning, stacklevel=3)
-
-
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero whole channels of (N, C, H, W) images with probability ``p`` (training only), scale the rest.
-
-    A 3-D input is read as (N, C, L), with PyTorch's warning (PyTorch will read it as one unbatched image)."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (3, 4):
-        _warn_channel_dims("dropout2d", input.ndim, spatial=2)
-    if input.ndim == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
-                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
-                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
-                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
-                      "dropout1d instead.", UserWarning, stacklevel=2)
-    return _feature_dropout(input, p, training, inplace)
-
-
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability ``p``, scale the rest."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (4, 5):
-        _warn_channel_dims("dropout3d", input.ndim, spatial=3)
-    return _channel_dropout(input, p, training, inplace, 3)
-
-
 # -- embedding ---------------------------------------------------------------------------------
 class EmbeddingBackward0(Op):
     """out = weight[indices]: one row of the table per index"""
@@ -553,5 +464,4 @@ def _bind() -> None:
 
 _bind()
 
-__all__ = ["softmax", "log_softmax", "gelu", "erf", "linear", "addmm", "dropout", "dropout1d", "dropout2d", "dropout3d",
-           "embedding", "batch_norm"]
+__all__ = ["softmax", "log_softmax", "gelu", "erf", "linear", "addmm", "embedding", "batch_norm"]

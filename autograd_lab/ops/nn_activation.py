@@ -80,7 +80,7 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
 
 
 def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool, generator) -> Tensor:
-    from .nn import _generator_rng
+    from .dropout import _generator_rng
     data = input._data
     xp = backend.namespace_of(data)
     if training:
