@@ -312,9 +312,10 @@ class Function(metaclass=FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(output, tuple)
-        outputs, aliased = _wrap_outputs(cls, ctx, args, output if is_tuple else (output,), executable)
+        returned = output if is_tuple else (output,)
+        outputs, aliased = _wrap_outputs(cls, ctx, args, returned, executable)
         if _dual.level is not None:  # forward-mode AD: the outputs' tangents, from cls.jvp
-            forward_ad.function_jvp(cls, ctx, args, outputs)
+            forward_ad.function_jvp(cls, ctx, args, returned, outputs)
         if executable:
             _save_tensors(ctx, aliased if setup_style else set())
             for out in outputs:  # a modified view's base got a CopySlices around ctx: it keeps (and frees) ctx's saves
