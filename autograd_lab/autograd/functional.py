@@ -215,9 +215,9 @@ def _forward_jvp(func: Callable, inputs, v, create_graph: bool):
     with forward_ad.dual_level(), enable_grad():
         duals = tuple(forward_ad.make_dual(x, t) for x, t in zip(inputs, v))
         outputs_tuple, outputs = _as_tuple(func(*duals), "outputs of the user-provided function", "jvp")
-        unpacked = [forward_ad.unpack_dual(out) for out in outputs]
-    outputs = tuple(primal for primal, _ in unpacked)
-    products = tuple(zeros_like(out) if tangent is None else tangent for out, (_, tangent) in zip(outputs, unpacked))
+        tangents = [forward_ad.unpack_dual(out).tangent for out in outputs]
+    # (the outputs are func's own, as in PyTorch: closing the level took their tangents off)
+    products = tuple(zeros_like(out) if t is None else t for out, t in zip(outputs, tangents))
     return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(products, create_graph), outputs_tuple)
 
 

@@ -275,12 +275,14 @@ def test_functional_jvp_in_forward_mode_matches_torch_with_and_without_create_gr
             outputs, products = m.autograd.functional.jvp(fn(m), (a, b), (va, vb), create_graph=create_graph)
             assert all(p.requires_grad == create_graph for p in products)
             extra = m.autograd.grad(products[1], a)[0].tolist() if create_graph else None
-            got.append(([_np(o) for o in outputs], [_np(p) for p in products], extra))
+            got.append(([_np(o) for o in outputs], [_np(p) for p in products], extra,
+                        [type(o.grad_fn).__name__ for o in outputs]))  # (func's own outputs: MulBackward0, ...)
         for ours, theirs in zip(got[0][:2], got[1][:2]):
             for o, t in zip(ours, theirs):
                 np.testing.assert_allclose(o, t, rtol=1e-12)
         if create_graph:
             np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12)
+        assert got[0][3] == got[1][3]
 
 
 def test_functional_jvp_of_a_function_without_jvp_falls_back_to_double_backward():
