@@ -89,10 +89,11 @@ class dual_level:
         exit_dual_level()
 
 
-def _check_level(level) -> _Level | None:
+def _check_level(level, op: str) -> _Level | None:
     current = _state.level
     if level is not None and (current is None or level != current.index):
-        raise RuntimeError(f"Dual level {level} is not the one open [autograd_lab] pass level=None (the open level)")
+        raise RuntimeError(f"Invalid level given to {op} [autograd_lab] dual level {level} is not the one open: pass "
+                           "level=None (the open level)")
     return current
 
 
@@ -103,7 +104,7 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     copied), as in PyTorch.
     """
     from ..tensor import Tensor
-    current = _check_level(level)
+    current = _check_level(level, "_make_dual")
     if current is None:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
@@ -129,7 +130,7 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """``(primal, tangent)`` of ``tensor``: a view of it without tangent, and its tangent (``None`` if it has none);
     outside a dual level, ``(tensor, None)``."""
     from ..tensor import Tensor
-    current = _check_level(level)
+    current = _check_level(level, "_fw_primal")
     if not isinstance(tensor, Tensor) or current is None:
         return UnpackedDualTensor(tensor, None)
     with without_tangents():  # (the primal view takes no tangent)

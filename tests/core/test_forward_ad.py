@@ -108,6 +108,8 @@ def _errors(m):
         outcomes.append(_outcome(lambda: f.enter_dual_level()))
         dual = f.make_dual(x, m.ones(2))
         outcomes.append(_outcome(lambda: f.make_dual(dual, m.ones(2))))
+        outcomes.append(_outcome(lambda: f.make_dual(x, m.ones(2), level=3)))  # not the open level
+        outcomes.append(_outcome(lambda: f.unpack_dual(dual, level=3)))
     level = f.enter_dual_level()
     outcomes.append(_outcome(lambda: f.exit_dual_level(level=level + 5)))
     f.exit_dual_level(level=level)
@@ -154,7 +156,9 @@ def test_in_place_ops_update_tangents_as_in_torch():
             plain.mul_(base)  # a tensor without tangent written with a dual value gets one
             window = plain[1:]
             window.add_(f.make_dual(m.tensor([1.0, 1.0]), m.tensor([10.0, 20.0])))
-            got.append([f.unpack_dual(t).tangent.tolist() for t in (base, plain, window)])
+            fresh = m.zeros(2, 3)  # a view of a tensor without tangent written with a dual value: both get one
+            fresh[:, 1].copy_(f.make_dual(m.tensor([5.0, 6.0]), m.tensor([1.0, 2.0])))  # (it raised TypeError)
+            got.append([f.unpack_dual(t).tangent.tolist() for t in (base, plain, window, fresh)])
     assert got[0] == got[1]
 
 
