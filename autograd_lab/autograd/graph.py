@@ -266,8 +266,10 @@ class Node:
         raise NotImplementedError(f"{self.name()} does not define how gradients flow back")
 
     def __call__(self, *grad_outputs):
-        """Apply this node's backward formula to ``grad_outputs`` (no hooks, no graph traversal)."""
-        return self._backward(tuple(grad_outputs))
+        """Apply this node's backward formula to ``grad_outputs`` (no hooks, no graph traversal): as PyTorch's, the
+        gradient for its one input, or a tuple of one gradient (or None) per input."""
+        grads = tuple(self._backward(tuple(grad_outputs)))
+        return grads[0] if len(grads) == 1 else grads
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
