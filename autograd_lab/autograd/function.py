@@ -297,6 +297,10 @@ class Function(metaclass=FunctionMeta):
                 raise TypeError(f"{exc} [autograd_lab] {cls.__name__} defines setup_context, so its forward takes the "
                                 "inputs only (no ctx): forward(x, ...), setup_context(ctx, inputs, output)") from exc
             bound.apply_defaults()
+            if bound.kwargs:  # keyword-only parameters: setup_context's ``inputs`` could not hold them
+                raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(bound.kwargs))}' "
+                                f"[autograd_lab] {cls.__name__} defines setup_context, whose inputs are forward's "
+                                "positional arguments: make the keyword-only parameters of forward positional")
             args, kwargs = tuple(bound.args), {}
         ctx = cls._backward_cls.__new__(cls._backward_cls)
         Node.__init__(ctx)

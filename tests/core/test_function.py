@@ -879,3 +879,25 @@ def test_a_modified_view_keeps_and_frees_what_the_function_saved():
 
     message = same_error(program)
     assert message.startswith("Trying to backward through the graph a second time")
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"k": 3.0}])
+def test_setup_context_with_a_keyword_only_forward_parameter_raises_as_torch(kwargs):
+    """``inputs`` holds forward's positional arguments: torch refuses a keyword-only one (we dropped k silently)."""
+    def program(m):
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(x, *, k=1.0):
+                return x * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+        Scale.apply(leaf(m, [1.0, 2.0]), **kwargs)
+    assert same_error(program) == "forward() got an unexpected keyword argument 'k' [autograd_lab] Scale defines " \
+        "setup_context, whose inputs are forward's positional arguments: make the keyword-only parameters of forward " \
+        "positional"
