@@ -133,12 +133,28 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     current = _check_level(level, "_fw_primal")
     if not isinstance(tensor, Tensor) or current is None:
         return UnpackedDualTensor(tensor, None)
-    with without_tangents():  # (the primal view takes no tangent)
+    with without_tangents():
         primal = tensor.view_as(tensor)
-    return UnpackedDualTensor(primal, tensor._fw_grad)
+    primal._fw_grad = None  # (a view that never takes its base's tangent: see tangent_of)
+    return UnpackedDualTensor(primal, tangent_of(tensor))
 
 
 # -- what ops and Functions use ----------------------------------------------------------------------
+def tangent_of(tensor):
+    """``tensor``'s tangent in the open level. A view made before its base had a tangent (an in-place op wrote a
+    dual value into the base later) has none of its own: it gets the same view of the base's tangent, as PyTorch
+    derives a view's tangent from its base's. (``unpack_dual``'s primal is a view that opts out.)"""
+    tangent = tensor._fw_grad
+    base = tensor._base
+    if tangent is None and base is not None and base._fw_grad is not None and "_fw_grad" not in tensor.__dict__ \
+            and _state.level is not None:
+        from ..ops.view_history import replay_view
+        with without_tangents():
+            tangent = replay_view(base._fw_grad, tensor._view_chain)
+        set_tangent(tensor, tangent)
+    return tangent
+
+
 def set_tangent(tensor, tangent) -> None:
     """Give ``tensor`` its tangent in the open level (the level drops it when it closes)."""
     tensor._fw_grad = tangent
@@ -162,7 +178,7 @@ def function_jvp(cls, ctx, args: tuple, returned: tuple, outputs: tuple) -> None
     ``returned``: what forward returned; ``outputs``: what ``apply`` returns (an input returned as-is is a view).
     """
     from ..tensor import Tensor
-    given = [a._fw_grad if isinstance(a, Tensor) else None for a in args]
+    given = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in given):
         ctx._forward_saved = None
         return

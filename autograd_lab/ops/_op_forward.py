@@ -155,7 +155,7 @@ def _add(a, b):
 # -- running it (Op.apply, when a dual level is open) --------------------------------------------------
 def propagate(cls, inputs: tuple, params: dict, outputs: list) -> None:
     """Give ``outputs`` their tangents, computed from those of ``inputs`` by the op's forward rule."""
-    tangents = [x._fw_grad if isinstance(x, Tensor) else None for x in inputs]
+    tangents = [forward_ad.tangent_of(x) if isinstance(x, Tensor) else None for x in inputs]
     if all(t is None for t in tangents):
         return
     rule = cls._forward_rule

@@ -162,6 +162,27 @@ def test_in_place_ops_update_tangents_as_in_torch():
     assert got[0] == got[1]
 
 
+def _views_made_before_their_base_had_a_tangent(m):
+    f = fw[m]
+    early = m.zeros(4)
+    outside = early[1:]  # made before any level was open
+    with f.dual_level():
+        dual = f.make_dual(m.tensor([5.0, 6.0]), m.tensor([1.0, 2.0]))
+        y = m.zeros(4)
+        a, b, c = y[:2], y[1:3], y.view(2, 2).t()
+        a.copy_(dual)  # y, and every view of it, now carry a tangent
+        early[:2].copy_(dual)
+        primal = f.unpack_dual(dual * 1).primal  # (this view never takes its base's tangent)
+        return [f.unpack_dual(t).tangent.tolist() for t in (b, c, b * 2, outside.exp() * 0 + outside)] + \
+            [f.unpack_dual(primal).tangent, f.unpack_dual(primal * 2).tangent]
+
+
+def test_a_view_made_before_its_base_had_a_tangent_reads_the_bases_as_torch():
+    ours, theirs = _views_made_before_their_base_had_a_tangent(al), _views_made_before_their_base_had_a_tangent(torch)
+    assert ours == theirs
+    assert ours[0] == [2.0, 0.0] and ours[-2:] == [None, None]
+
+
 def test_the_repr_of_a_dual_tensor_shows_its_tangent_as_torch():
     reprs = []
     for m in LIBS:
