@@ -46,3 +46,17 @@ def test_the_phrases_are_torchs():
     assert _outcome(al, PROGRAMS["grad: fewer gradients than outputs"])[0] == \
         "RuntimeError: got 2 tensors and 1 gradients"
     assert _outcome(al, PROGRAMS["grad: only_inputs=False"])[1][0][0] is FutureWarning
+
+
+@pytest.mark.parametrize("program", [
+    lambda m: m.tensor([1, 2]).requires_grad_(),
+    lambda m: m.autograd.functional.jacobian(lambda x: x * 2, m.tensor([1, 2])),
+    lambda m: (m.ones(2, requires_grad=True) * 1)[:1].detach_(),
+], ids=["requires_grad_ of an integer tensor", "jacobian at an integer input", "detach_ of a view"])
+def test_messages_are_torchs_up_to_our_advice(program):
+    """Our advice comes after ' [autograd_lab]', never inside PyTorch's phrase (it did, in parentheses)."""
+    with pytest.raises(RuntimeError) as theirs:
+        program(torch)
+    with pytest.raises(RuntimeError) as ours:
+        program(al)
+    assert str(ours.value).split(" [autograd_lab]")[0] == str(theirs.value)
