@@ -1,6 +1,6 @@
 """``autograd.grad`` and ``autograd.backward`` against PyTorch: the errors for a wrong number of gradients, inputs
-that do not require grad (``grad`` checks the outputs first), an empty ``inputs``, and the ``only_inputs``
-deprecation warning."""
+that do not require grad (``grad`` checks the outputs first), an empty ``inputs``, the ``only_inputs``
+deprecation warning; and ``requires_grad_``/``detach_`` messages that are PyTorch's up to our advice."""
 
 from __future__ import annotations
 
