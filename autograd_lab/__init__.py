@@ -11,6 +11,7 @@ import warnings as _warnings
 
 from . import autograd, backend, backends, cuda, data, linalg, models, nn, ops, optim, profiler, serialization, utils  # noqa: F401  (ops binds Tensor methods)
 from ._tensor_str import set_printoptions
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -260,7 +260,7 @@ class Tensor:
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point dtype can require gradients "
-                f"(this tensor is {self.dtype!r}; convert it first, e.g. t.float())"
+                f"[autograd_lab] this tensor is {self.dtype!r}; convert it first, e.g. t.float()"
             )
         if requires_grad and self._is_inference and not _gm._state.inference:
             raise RuntimeError(
@@ -329,8 +329,11 @@ class Tensor:
         """Cut this tensor from the graph in place (it becomes a leaf that does not require grad)."""
         if self._base is not None and self._base.requires_grad:
             raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. (this tensor is a view of a tensor that "
-                "requires grad)"
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution. [autograd_lab] this "
+                "tensor is a view of a tensor that requires grad"
             )
         self._grad_fn = None
         self._requires_grad = False

@@ -47,10 +47,8 @@ def _make_grads(outputs: tuple, grad_outputs: tuple, is_grads_batched: bool = Fa
     """The seed gradients: ones for scalar outputs when none are given, else checked user tensors."""
     Tensor = engine._Tensor
     if grad_outputs and len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"grad can be implicitly created only for scalar outputs: got {len(grad_outputs)} gradients for "
-            f"{len(outputs)} outputs (give one gradient, or None, per output)"
-        )
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients [autograd_lab] give one "
+                           "gradient, or None, per output")
     grads = []
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
@@ -135,12 +133,13 @@ def _is_edge(value) -> bool:
     return isinstance(value, graph.GradientEdge)
 
 
-def _check_inputs(inputs: tuple) -> None:
+def _check_inputs(inputs: tuple, not_requiring_grad: str = "One of the differentiated Tensors does not require grad"
+                  ) -> None:
     for t in inputs:
         if not _is_edge(t) and not isinstance(t, engine._Tensor):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
         if not _is_edge(t) and not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise RuntimeError(not_requiring_grad)
 
 
 def _check_roots(outputs: tuple) -> None:
@@ -149,7 +148,7 @@ def _check_roots(outputs: tuple) -> None:
             continue
         if not out.requires_grad:
             raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn. "
+                f"element {i} of tensors does not require grad and does not have a grad_fn "
                 "[autograd_lab] Set requires_grad=True on the leaf tensors you want gradients for, before "
                 "computing with them (and not inside al.no_grad())."
             )
@@ -167,8 +166,9 @@ def prepare_backward(tensors, grad_tensors=None, *, retain_graph=None, create_gr
     if inputs is not None:
         input_list = _as_tuple(inputs, "inputs")
         if not input_list:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        _check_inputs(input_list)
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        _check_inputs(input_list, "can't retain_grad on Tensor that has requires_grad=False [autograd_lab] backward("
+                                  "inputs=...) accumulates into .grad of tensors that require grad only")
     return backward_steps(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
                           inputs=input_list, accumulate=accumulate, trace=trace, yield_steps=yield_steps)
 
@@ -199,6 +199,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is left alone)."""
     from ..creation import zeros_like
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate gradient "
+                      "for other parts of the graph, please use torch.autograd.backward.", FutureWarning, stacklevel=2)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
                          "allow_unused=False.")
@@ -214,8 +217,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         ins = _as_tuple(inputs, "inputs")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    _check_inputs(ins)
     _check_roots(outs)
+    _check_inputs(ins)
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:

@@ -66,8 +66,12 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off, as a call or as a context manager."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        for position, (name, value) in enumerate((("enabled", mode), ("check_nan", check_nan)), 1):
+            if not isinstance(value, bool):
+                raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {position}) must be bool, not "
+                                f"{type(value).__name__} [autograd_lab] pass True or False")
         self._previous = (_state.enabled, _state.check_nan)
-        _state.enabled, _state.check_nan = bool(mode), check_nan
+        _state.enabled, _state.check_nan = mode, check_nan
 
     def __enter__(self) -> None:
         return None

@@ -89,10 +89,11 @@ class dual_level:
         exit_dual_level()
 
 
-def _check_level(level) -> _Level | None:
+def _check_level(level, op: str) -> _Level | None:
     current = _state.level
     if level is not None and (current is None or level != current.index):
-        raise RuntimeError(f"Dual level {level} is not the one open [autograd_lab] pass level=None (the open level)")
+        raise RuntimeError(f"Invalid level given to {op} [autograd_lab] dual level {level} is not the one open: pass "
+                           "level=None (the open level)")
     return current
 
 
@@ -103,7 +104,7 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     copied), as in PyTorch.
     """
     from ..tensor import Tensor
-    current = _check_level(level)
+    current = _check_level(level, "_make_dual")
     if current is None:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
@@ -129,15 +130,31 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """``(primal, tangent)`` of ``tensor``: a view of it without tangent, and its tangent (``None`` if it has none);
     outside a dual level, ``(tensor, None)``."""
     from ..tensor import Tensor
-    current = _check_level(level)
+    current = _check_level(level, "_fw_primal")
     if not isinstance(tensor, Tensor) or current is None:
         return UnpackedDualTensor(tensor, None)
-    with without_tangents():  # (the primal view takes no tangent)
+    with without_tangents():
         primal = tensor.view_as(tensor)
-    return UnpackedDualTensor(primal, tensor._fw_grad)
+    primal._fw_grad = None  # (a view that never takes its base's tangent: see tangent_of)
+    return UnpackedDualTensor(primal, tangent_of(tensor))
 
 
 # -- what ops and Functions use ----------------------------------------------------------------------
+def tangent_of(tensor):
+    """``tensor``'s tangent in the open level. A view made before its base had a tangent (an in-place op wrote a
+    dual value into the base later) has none of its own: it gets the same view of the base's tangent, as PyTorch
+    derives a view's tangent from its base's. (``unpack_dual``'s primal is a view that opts out.)"""
+    tangent = tensor._fw_grad
+    base = tensor._base
+    if tangent is None and base is not None and base._fw_grad is not None and "_fw_grad" not in tensor.__dict__ \
+            and _state.level is not None:
+        from ..ops.view_history import replay_view
+        with without_tangents():
+            tangent = replay_view(base._fw_grad, tensor._view_chain)
+        set_tangent(tensor, tangent)
+    return tangent
+
+
 def set_tangent(tensor, tangent) -> None:
     """Give ``tensor`` its tangent in the open level (the level drops it when it closes)."""
     tensor._fw_grad = tangent
@@ -154,20 +171,28 @@ def write_tangent(tensor, tangent) -> None:
     set_tangent(tensor, tangent)
 
 
-def function_jvp(cls, ctx, args: tuple, outputs: tuple) -> None:
+def function_jvp(cls, ctx, args: tuple, returned: tuple, outputs: tuple) -> None:
     """A custom Function's outputs get their tangents from ``cls.jvp(ctx, *tangents)``: one tangent per argument
-    of forward (zeros for a floating-point tensor without one, None for the others), one back per output."""
+    of forward (zeros for a floating-point tensor without one, None for the others), one back per output.
+
+    ``returned``: what forward returned; ``outputs``: what ``apply`` returns (an input returned as-is is a view).
+    """
     from ..tensor import Tensor
-    tangents = [a._fw_grad if isinstance(a, Tensor) else None for a in args]
-    if all(t is None for t in tangents):
+    given = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in given):
         ctx._forward_saved = None
         return
     from .function import Function
     if inspect.getattr_static(cls, "jvp") is inspect.getattr_static(Function, "jvp"):  # not overridden
         raise missing_rule("You must implement the jvp function for custom autograd.Function to use it with forward "
                            "mode AD.")
+    input_ids = {id(a) for a in args}
+    if any(id(t) not in input_ids for t in ctx.dirty_tensors or ()):
+        raise RuntimeError("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there "
+                           "is no need to pass it to mark_dirty().")
+    versions = [None if t is None else t._version for t in given]  # a dirty input's tangent must be bumped by jvp
     tangents = [t if t is not None or not isinstance(a, Tensor) or a._data.dtype.kind != "f"
-                else Tensor._make(_zeros(a._data)) for t, a in zip(tangents, args)]
+                else Tensor._make(_zeros(a._data)) for t, a in zip(given, args)]
     if ctx._forward_saved is None:
         ctx._forward_saved = ()
     try:
@@ -179,8 +204,21 @@ def function_jvp(cls, ctx, args: tuple, outputs: tuple) -> None:
     if len(result) != len(outputs):
         raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outputs)} "
                            f"but got {len(result)})")
-    for out, tangent in zip(outputs, result):
-        if tangent is None or not isinstance(out, Tensor) or out._data.dtype.kind != "f":
+    non_differentiable = {id(t) for t in ctx.non_differentiable or ()}
+    dirty = {id(t) for t in ctx.dirty_tensors or ()}
+    for i, (raw, out, tangent) in enumerate(zip(returned, outputs, result)):
+        if tangent is not None and not isinstance(tangent, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(tangent).__name__}) for grad output {i}.")
+        if not isinstance(out, Tensor):
+            continue
+        if out._data.dtype.kind != "f" or id(raw) in non_differentiable:
+            if tangent is not None:
+                raise RuntimeError(f"Function's jvp returned a gradient at position {i}, but  the corresponding "
+                                   "forward output is not a differentiable Tensor.You should return None at that "
+                                   "position instead.")
+            continue
+        _check_alias_rules(args, given, versions, out, tangent, id(out) in dirty)
+        if tangent is None:
             continue
         if tangent.shape != out.shape:
             raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
@@ -188,6 +226,41 @@ def function_jvp(cls, ctx, args: tuple, outputs: tuple) -> None:
                                f"forward gradient is of size {list(tangent.shape)}. [autograd_lab] {cls.__name__}.jvp "
                                "returns one tangent per output, shaped like it")
         write_tangent(out, tangent)
+
+
+def _root(tensor):
+    return tensor if tensor._base is None else tensor._base
+
+
+def _check_alias_rules(args: tuple, given: list, versions: list, out, tangent, is_dirty: bool) -> None:
+    """A tangent follows its value: an input ``forward`` modified in place (``mark_dirty``) must have its tangent
+    modified in place by ``jvp`` and returned as-is; an output viewing an input (or the input returned as-is) must
+    get a view of that input's tangent. Checked, as in PyTorch, where the input came with a tangent."""
+    if is_dirty:
+        k = next(k for k, a in enumerate(args) if a is out)
+        if given[k] is None:
+            return
+        if tangent is None or tangent._version == versions[k]:
+            raise RuntimeError("An inplace custom Function is not modifying the forward mode gradients inplace. If the "
+                               "forward is modifying an input inplace, then the jvp function must modify the "
+                               "corresponding gradient inplace.")
+        if tangent is not given[k]:
+            raise RuntimeError("An inplace custom Function is not returning the forward mode gradients as-is. If the "
+                               "forward is modifying an input inplace, then the jvp function must modify the gradient "
+                               "inplace and return it as-is.")
+        return
+    if out._base is None:
+        return
+    k = next((k for k, a in enumerate(args) if getattr(a, "_base", None) is not None and _root(a) is out._base
+              or a is out._base), None)
+    if k is None or given[k] is None:
+        return
+    if tangent is None or tangent._base is None:
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is not "
+                           "returning a view.")
+    if tangent._base is not _root(given[k]):
+        raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the given "
+                           "grad input.")
 
 
 def _zeros(data):

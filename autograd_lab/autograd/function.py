@@ -160,11 +160,12 @@ class BackwardCFunction(Node, FunctionCtx):
                 if grad is None and device is not None:
                     shape, dtype = self._output_meta[i]
                     grads[i] = _zeros(shape, dtype, device)
-        result = _user_backward(self._forward_cls)(self, *grads)
-        return self._check_result(result)
+        result = self._check_result(_user_backward(self._forward_cls)(self, *grads))
+        return tuple(g for g, is_tensor in zip(result, self._arg_is_tensor) if is_tensor)  # one per edge
 
     def _check_result(self, result) -> tuple:
-        """One gradient (or None) per forward argument, each a Tensor shaped for its input."""
+        """One gradient (or None) per forward argument, each a Tensor shaped for its input (whose edge is the next
+        of ``next_functions``: as in PyTorch, only the tensor arguments have one)."""
         name = self.name()
         result = result if isinstance(result, tuple) else (result,)
         expected = len(self._arg_is_tensor)
@@ -176,7 +177,9 @@ class BackwardCFunction(Node, FunctionCtx):
                 f"[autograd_lab] {self._forward_cls.__name__}.backward must return one gradient per argument of "
                 "forward (after ctx), in order: None for arguments that are not tensors or need no gradient"
             )
+        edges = iter(self.next_functions)
         for i, grad in enumerate(result):
+            child, nr = next(edges) if self._arg_is_tensor[i] else (None, 0)
             if grad is None:
                 continue
             if not self._arg_is_tensor[i]:
@@ -190,7 +193,6 @@ class BackwardCFunction(Node, FunctionCtx):
                     f"expected Variable or None (got {type(grad).__name__}) [autograd_lab] {name} returned a "
                     f"{type(grad).__name__} as gradient {i}; return a Tensor (e.g. built with al.tensor) or None"
                 )
-            child, nr = self.next_functions[i]
             if child is None:
                 continue  # the input needs no gradient: whatever came back is dropped
             shape = tuple(child._output_meta[nr][0])
@@ -297,6 +299,10 @@ class Function(metaclass=FunctionMeta):
                 raise TypeError(f"{exc} [autograd_lab] {cls.__name__} defines setup_context, so its forward takes the "
                                 "inputs only (no ctx): forward(x, ...), setup_context(ctx, inputs, output)") from exc
             bound.apply_defaults()
+            if bound.kwargs:  # keyword-only parameters: setup_context's ``inputs`` could not hold them
+                raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(bound.kwargs))}' "
+                                f"[autograd_lab] {cls.__name__} defines setup_context, whose inputs are forward's "
+                                "positional arguments: make the keyword-only parameters of forward positional")
             args, kwargs = tuple(bound.args), {}
         ctx = cls._backward_cls.__new__(cls._backward_cls)
         Node.__init__(ctx)
@@ -304,7 +310,7 @@ class Function(metaclass=FunctionMeta):
         ctx.needs_input_grad = tuple(is_t and a.requires_grad for is_t, a in zip(ctx._arg_is_tensor, args))
         executable = _gm._state.grad_enabled and not _gm._state.inference and any(ctx.needs_input_grad)
         if executable:
-            ctx.next_functions = tuple(gradient_edge(a) if is_t else (None, 0) for is_t, a in zip(ctx._arg_is_tensor, args))
+            ctx.next_functions = tuple(gradient_edge(a) for is_t, a in zip(ctx._arg_is_tensor, args) if is_t)
         with _gm.no_grad(), forward_ad.without_tangents():  # (forward's own ops carry no tangents: jvp gives them)
             if setup_style:
                 output = cls.forward(*args)
@@ -312,9 +318,10 @@ class Function(metaclass=FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         is_tuple = isinstance(output, tuple)
-        outputs, aliased = _wrap_outputs(cls, ctx, args, output if is_tuple else (output,), executable)
+        returned = output if is_tuple else (output,)
+        outputs, aliased = _wrap_outputs(cls, ctx, args, returned, executable)
         if _dual.level is not None:  # forward-mode AD: the outputs' tangents, from cls.jvp
-            forward_ad.function_jvp(cls, ctx, args, outputs)
+            forward_ad.function_jvp(cls, ctx, args, returned, outputs)
         if executable:
             _save_tensors(ctx, aliased if setup_style else set())
             for out in outputs:  # a modified view's base got a CopySlices around ctx: it keeps (and frees) ctx's saves
@@ -392,12 +399,12 @@ def _wrap_outputs(cls, ctx, args, outputs: tuple, executable: bool) -> tuple[tup
         elif is_dirty:
             if out._base is not None and len(outputs) > 1:
                 raise RuntimeError(_DIRTY_VIEW_MULTI_OUTPUT)
-            if out._base is not None and _input_index(args, out) != 0:
+            if out._base is not None and _tensor_index(args, out) != 0:
                 raise RuntimeError(
-                    f"[autograd_lab] {cls.__name__} modifies in place its argument {_input_index(args, out)}, a view "
-                    "of another tensor: the history of the view's base can only be rewritten for a Function's first "
-                    "argument (PyTorch builds a wrong graph here). Make the modified view the first argument of "
-                    "forward, or pass a .clone() of it."
+                    f"[autograd_lab] {cls.__name__} modifies in place its tensor argument {_tensor_index(args, out)}, "
+                    "a view of another tensor: the history of the view's base can only be rewritten for a Function's "
+                    "first tensor argument (PyTorch builds a wrong graph here). Make the modified view the first "
+                    "tensor argument of forward, or pass a .clone() of it."
                 )
             rebase_history(out, ctx, i)
         else:
@@ -429,8 +436,9 @@ _DIRTY_VIEW_MULTI_OUTPUT = (
 )
 
 
-def _input_index(args, tensor) -> int:
-    return next(i for i, a in enumerate(args) if a is tensor)
+def _tensor_index(args, tensor) -> int:
+    """The position of ``tensor`` among the tensor arguments (its edge in ``next_functions``)."""
+    return [a for a in args if _is_tensor(a)].index(tensor)
 
 
 def _save_tensors(ctx, refused_ids: set) -> None:

@@ -183,7 +183,7 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vjp")
         _strict_requires_grad(outputs, "outputs", strict)
         v = _prepare_v(v, outputs, outputs_tuple, create_graph, "vjp", _V_FOR_OUTPUT)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         products = _zeros_for_missing(_grad(outputs, inputs, v, create_graph=create_graph), inputs, strict,
                                       create_graph, "back")
     return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(products, create_graph), inputs_tuple)
@@ -215,9 +215,9 @@ def _forward_jvp(func: Callable, inputs, v, create_graph: bool):
     with forward_ad.dual_level(), enable_grad():
         duals = tuple(forward_ad.make_dual(x, t) for x, t in zip(inputs, v))
         outputs_tuple, outputs = _as_tuple(func(*duals), "outputs of the user-provided function", "jvp")
-        unpacked = [forward_ad.unpack_dual(out) for out in outputs]
-    outputs = tuple(primal for primal, _ in unpacked)
-    products = tuple(zeros_like(out) if tangent is None else tangent for out, (_, tangent) in zip(outputs, unpacked))
+        tangents = [forward_ad.unpack_dual(out).tangent for out in outputs]
+    # (the outputs are func's own, as in PyTorch: closing the level took their tangents off)
+    products = tuple(zeros_like(out) if t is None else t for out, t in zip(outputs, tangents))
     return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(products, create_graph), outputs_tuple)
 
 
@@ -233,7 +233,7 @@ def _double_backward_jvp(func: Callable, inputs, v, create_graph: bool, strict: 
         dummy = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         vjp_of_dummy = _grad(outputs, inputs, dummy, create_graph=True)
         _strict_requires_grad(vjp_of_dummy, "grad_inputs", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         products = _zeros_for_missing(_grad(vjp_of_dummy, dummy, v, create_graph=create_graph), outputs, strict,
                                       create_graph, "back_trick")
     outputs, products = _finish(outputs, create_graph), _finish(products, create_graph)
@@ -259,7 +259,7 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         outputs = _scalar_output(func, inputs, strict, "vhp")
         gradient = _grad(outputs, inputs, create_graph=True)
         _strict_requires_grad(gradient, "jacobian", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         products = _zeros_for_missing(_grad(gradient, inputs, v, create_graph=create_graph), inputs, strict,
                                       create_graph, "double_back")
     return _finish(outputs, create_graph)[0], _unpack(_finish(products, create_graph), inputs_tuple)
@@ -281,7 +281,7 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         dummy = tuple(zeros_like(t, requires_grad=True) for t in inputs)
         h_transpose_dummy = _grad(gradient, inputs, dummy, create_graph=True)
         _strict_requires_grad(gradient, "hessian", strict)  # as PyTorch: checks the gradient again
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         products = _zeros_for_missing(_grad(h_transpose_dummy, dummy, v, create_graph=create_graph), inputs, strict,
                                       create_graph, "double_back_trick")
     return _finish(outputs, create_graph)[0], _unpack(_finish(products, create_graph), inputs_tuple)

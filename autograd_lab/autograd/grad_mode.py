@@ -131,7 +131,10 @@ class set_grad_enabled(_Mode):
     """
 
     def __init__(self, mode: bool):
-        self.mode = bool(mode)
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}"
+                            " [autograd_lab] pass True or False (e.g. bool(flag))")
+        self.mode = mode
         self._previous = (_state.grad_enabled, _state.inference)
         _state.grad_enabled = self.mode
 

@@ -266,8 +266,10 @@ class Node:
         raise NotImplementedError(f"{self.name()} does not define how gradients flow back")
 
     def __call__(self, *grad_outputs):
-        """Apply this node's backward formula to ``grad_outputs`` (no hooks, no graph traversal)."""
-        return self._backward(tuple(grad_outputs))
+        """Apply this node's backward formula to ``grad_outputs`` (no hooks, no graph traversal): as PyTorch's, the
+        gradient for its one input, or a tuple of one gradient (or None) per input."""
+        grads = tuple(self._backward(tuple(grad_outputs)))
+        return grads[0] if len(grads) == 1 else grads
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -300,22 +302,25 @@ class AccumulateGrad(Node):
         """``variable.grad += grad``, as PyTorch's AccumulateGrad does it; returns ``(grad before, grad after)``
         (``before`` only when ``trace``: the stepper shows it).
 
-        The first gradient becomes ``.grad`` without a copy (as ``.data``: its own version counter), except a
-        broadcast or transposed one, which gets a buffer laid out like the leaf so that optimizers update it
-        quickly. Later gradients are added in place, so that references to ``.grad`` see the sum; a buffer
-        that may be shared with someone else is replaced by the sum instead of written into. Under
-        ``create_graph`` the sum is recorded (``.grad`` then has a history).
+        The first gradient is copied into a buffer laid out like the leaf: the tensor that arrives may be held
+        by someone else (the ``gradient`` passed to ``backward``, a hook that kept it, or another leaf: ``x + y``
+        hands one tensor to both), and an in-place change to ``.grad`` (``zero_``, ``clip_grad_norm_``) must not
+        reach it. (PyTorch keeps it without a copy only when its reference count shows no other holder.) Later
+        gradients are added in place, so that references to ``.grad`` see the sum; a buffer that may be shared
+        with someone else (one assigned to ``.grad``) is replaced by the sum instead of written into. Under
+        ``create_graph`` the copy and the sum are recorded (``.grad`` then has a history: ``CopyBackwards``,
+        then ``AddBackward0``).
         """
         leaf = self.variable
         old = leaf._grad
         before = old.detach().clone() if trace and old is not None else None
         if old is None:
+            buffer = backend.namespace_of(grad._data).empty_like(leaf._data, dtype=grad._data.dtype)
             if create_graph:
-                leaf._grad, leaf._grad_owned = grad, False
-            elif _needs_own_layout(grad._data, leaf._data):
-                leaf._grad, leaf._grad_owned = grad.clone().data, True
+                leaf._grad, leaf._grad_owned = _tensor(buffer).copy_(grad), False
             else:
-                leaf._grad, leaf._grad_owned = grad.data, False  # may alias a buffer someone holds: never written into
+                buffer[...] = grad._data
+                leaf._grad, leaf._grad_owned = _tensor(buffer), True
         elif create_graph or old.requires_grad or grad.requires_grad:
             leaf._grad = old + grad
             leaf._grad_owned = not create_graph
@@ -359,12 +364,9 @@ def overlaps_itself(array) -> bool:
     return np.unique(offsets).size < offsets.size
 
 
-def _needs_own_layout(grad, leaf) -> bool:
-    """Whether a first gradient must be copied before it becomes ``.grad``: it is read-only (a broadcast view),
-    expanded, or laid out differently from a row-major leaf."""
-    if not getattr(grad.flags, "writeable", True):
-        return True
-    return not grad.flags.c_contiguous and (leaf.flags.c_contiguous or is_expanded(grad))
+def _tensor(array):
+    from ..tensor import Tensor
+    return Tensor._make(array)
 
 
 def gradient_edge(tensor):

@@ -21,6 +21,7 @@ import weakref
 from contextlib import contextmanager
 
 from . import forward_ad
+from .grad_mode import no_grad
 
 __all__ = ["VersionCounter", "SavedTensor", "saved_tensors_hooks", "disable_saved_tensors_hooks",
            "allow_mutation_on_saved_tensors"]
@@ -71,6 +72,22 @@ class _HookState(threading.local):
 _hooks = _HookState()
 
 
+def _run_pack_hook(pack_hook, tensor):
+    """``pack_hook(tensor)``, run under ``no_grad`` as PyTorch runs it (what the hook computes records no graph), and
+    refused, as PyTorch refuses it, when the hook changed ``tensor`` in place."""
+    version = tensor._vc.value
+    with no_grad():
+        packed = pack_hook(tensor)
+    if tensor._vc.value != version:
+        raise RuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot "
+            "be modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if "
+            "you need to perform in-place operations on the input to a pack hook. [autograd_lab] the pack hook must "
+            "return what to keep (e.g. t.clone() to change that) and leave the tensor it is given as it is"
+        )
+    return packed
+
+
 class SavedTensor:
     """One tensor saved for backward by a node (PyTorch's ``SavedVariable``); see the module doc."""
 
@@ -108,7 +125,7 @@ class SavedTensor:
             if not is_output and requires_grad:
                 from .graph import gradient_edge
                 self._edge = gradient_edge(tensor)
-            self._packed = pack(tensor if not is_output else tensor.detach())
+            self._packed = _run_pack_hook(pack, tensor if not is_output else tensor.detach())
         elif is_output:
             self._tensor = None
             self._data = tensor._data
@@ -246,7 +263,7 @@ class SavedTensor:
                 from .graph import gradient_edge
                 self._edge = gradient_edge(value)
         self._shape = tuple(value.shape)
-        self._packed = pack_hook(value)
+        self._packed = _run_pack_hook(pack_hook, value)
         self._unpack_hook = unpack_hook
         self._tensor = self._data = None
 

@@ -155,7 +155,7 @@ def _add(a, b):
 # -- running it (Op.apply, when a dual level is open) --------------------------------------------------
 def propagate(cls, inputs: tuple, params: dict, outputs: list) -> None:
     """Give ``outputs`` their tangents, computed from those of ``inputs`` by the op's forward rule."""
-    tangents = [x._fw_grad if isinstance(x, Tensor) else None for x in inputs]
+    tangents = [forward_ad.tangent_of(x) if isinstance(x, Tensor) else None for x in inputs]
     if all(t is None for t in tangents):
         return
     rule = cls._forward_rule
@@ -204,8 +204,9 @@ def after_inplace(tensor: Tensor, result: Tensor) -> None:
     base = tensor._base
     if tensor._fw_grad is None and base is not None:
         from .view_history import replay_view
-        with forward_ad.without_tangents():
-            if base._fw_grad is None:
-                forward_ad.set_tangent(base, _zeros_like(base))
-            forward_ad.set_tangent(tensor, replay_view(base._fw_grad, tensor._view_chain))
+        if base._fw_grad is None:
+            forward_ad.set_tangent(base, _zeros_like(base))
+        with forward_ad.without_tangents():  # (set_tangent needs the open level: only the replay runs without it)
+            view_tangent = replay_view(base._fw_grad, tensor._view_chain)
+        forward_ad.set_tangent(tensor, view_tangent)
     forward_ad.write_tangent(tensor, tangent)

@@ -31,7 +31,7 @@ def matrix_product(a, b):
 def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides):
     """The gradient of ``mat1 @ mat2`` for ``mat2``, laid out as ``mat2`` is (PyTorch's ``mm_mat2_backward``):
     a column-major ``mat2``, such as ``linear``'s ``weight.t()``, gets ``(grad.t() @ mat1).t()``, so that the
-    gradient reaches the row-major weight through ``t()`` row-major, and ``.grad`` needs no copy."""
+    gradient reaches the row-major weight through ``t()`` laid out as the weight is."""
     if mat2_strides[0] == 1 and mat2_strides[1] == mat2_sizes[0]:
         return formulas.t(formulas.mm(formulas.t(grad), mat1))
     return formulas.mm(formulas.t(mat1), grad)

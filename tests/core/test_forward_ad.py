@@ -108,6 +108,8 @@ def _errors(m):
         outcomes.append(_outcome(lambda: f.enter_dual_level()))
         dual = f.make_dual(x, m.ones(2))
         outcomes.append(_outcome(lambda: f.make_dual(dual, m.ones(2))))
+        outcomes.append(_outcome(lambda: f.make_dual(x, m.ones(2), level=3)))  # not the open level
+        outcomes.append(_outcome(lambda: f.unpack_dual(dual, level=3)))
     level = f.enter_dual_level()
     outcomes.append(_outcome(lambda: f.exit_dual_level(level=level + 5)))
     f.exit_dual_level(level=level)
@@ -154,8 +156,31 @@ def test_in_place_ops_update_tangents_as_in_torch():
             plain.mul_(base)  # a tensor without tangent written with a dual value gets one
             window = plain[1:]
             window.add_(f.make_dual(m.tensor([1.0, 1.0]), m.tensor([10.0, 20.0])))
-            got.append([f.unpack_dual(t).tangent.tolist() for t in (base, plain, window)])
+            fresh = m.zeros(2, 3)  # a view of a tensor without tangent written with a dual value: both get one
+            fresh[:, 1].copy_(f.make_dual(m.tensor([5.0, 6.0]), m.tensor([1.0, 2.0])))  # (it raised TypeError)
+            got.append([f.unpack_dual(t).tangent.tolist() for t in (base, plain, window, fresh)])
     assert got[0] == got[1]
+
+
+def _views_made_before_their_base_had_a_tangent(m):
+    f = fw[m]
+    early = m.zeros(4)
+    outside = early[1:]  # made before any level was open
+    with f.dual_level():
+        dual = f.make_dual(m.tensor([5.0, 6.0]), m.tensor([1.0, 2.0]))
+        y = m.zeros(4)
+        a, b, c = y[:2], y[1:3], y.view(2, 2).t()
+        a.copy_(dual)  # y, and every view of it, now carry a tangent
+        early[:2].copy_(dual)
+        primal = f.unpack_dual(dual * 1).primal  # (this view never takes its base's tangent)
+        return [f.unpack_dual(t).tangent.tolist() for t in (b, c, b * 2, outside.exp() * 0 + outside)] + \
+            [f.unpack_dual(primal).tangent, f.unpack_dual(primal * 2).tangent]
+
+
+def test_a_view_made_before_its_base_had_a_tangent_reads_the_bases_as_torch():
+    ours, theirs = _views_made_before_their_base_had_a_tangent(al), _views_made_before_their_base_had_a_tangent(torch)
+    assert ours == theirs
+    assert ours[0] == [2.0, 0.0] and ours[-2:] == [None, None]
 
 
 def test_the_repr_of_a_dual_tensor_shows_its_tangent_as_torch():
@@ -275,12 +300,14 @@ def test_functional_jvp_in_forward_mode_matches_torch_with_and_without_create_gr
             outputs, products = m.autograd.functional.jvp(fn(m), (a, b), (va, vb), create_graph=create_graph)
             assert all(p.requires_grad == create_graph for p in products)
             extra = m.autograd.grad(products[1], a)[0].tolist() if create_graph else None
-            got.append(([_np(o) for o in outputs], [_np(p) for p in products], extra))
+            got.append(([_np(o) for o in outputs], [_np(p) for p in products], extra,
+                        [type(o.grad_fn).__name__ for o in outputs]))  # (func's own outputs: MulBackward0, ...)
         for ours, theirs in zip(got[0][:2], got[1][:2]):
             for o, t in zip(ours, theirs):
                 np.testing.assert_allclose(o, t, rtol=1e-12)
         if create_graph:
             np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-12)
+        assert got[0][3] == got[1][3]
 
 
 def test_functional_jvp_of_a_function_without_jvp_falls_back_to_double_backward():

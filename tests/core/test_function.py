@@ -674,8 +674,37 @@ def test_a_modified_view_must_be_the_first_argument():
             return grad, grad
 
     view = (leaf(al, [1.0, 2.0]) * 1)[:1]
-    with pytest.raises(RuntimeError, match=r"modifies in place its argument 1, a view of another tensor"):
+    with pytest.raises(RuntimeError, match=r"modifies in place its tensor argument 1, a view of another tensor"):
         AddInto.apply(leaf(al, [5.0]), view)
+
+
+def _scaled_into(m):
+    class ScaleInto(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, k, v, name):  # non-tensor arguments around the tensor
+            v.mul_(k)
+            ctx.k = k
+            ctx.mark_dirty(v)
+            return v
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None, grad * ctx.k, None
+
+    x = leaf(m, [1.0, 2.0, 3.0])
+    base = x * 1
+    out = ScaleInto.apply(3.0, base[1:], "scale")  # a view: the first *tensor* argument, after a number
+    base.sum().backward()
+    edges = [(type(n).__name__ if n is not None else None, nr) for n, nr in out.grad_fn.next_functions]
+    return out.tolist(), x.grad.tolist(), edges, type(base.grad_fn).__name__
+
+
+def test_non_tensor_arguments_have_no_edge_as_in_torch():
+    """``next_functions`` has one edge per tensor argument (a number or string has none); backward still returns
+    one gradient per argument."""
+    ours, theirs = _scaled_into(al), _scaled_into(torch)
+    assert ours == theirs
+    assert ours[1] == [1.0, 3.0, 3.0]
 
 
 # -- saved tensors --------------------------------------------------------------------------------
@@ -879,3 +908,25 @@ def test_a_modified_view_keeps_and_frees_what_the_function_saved():
 
     message = same_error(program)
     assert message.startswith("Trying to backward through the graph a second time")
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"k": 3.0}])
+def test_setup_context_with_a_keyword_only_forward_parameter_raises_as_torch(kwargs):
+    """``inputs`` holds forward's positional arguments: torch refuses a keyword-only one (we dropped k silently)."""
+    def program(m):
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(x, *, k=1.0):
+                return x * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+        Scale.apply(leaf(m, [1.0, 2.0]), **kwargs)
+    assert same_error(program) == "forward() got an unexpected keyword argument 'k' [autograd_lab] Scale defines " \
+        "setup_context, whose inputs are forward's positional arguments: make the keyword-only parameters of forward " \
+        "positional"

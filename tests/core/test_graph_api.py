@@ -336,3 +336,16 @@ def test_a_tensor_and_a_number_record_one_edge_and_an_empty_one(expr):
     assert z.grad_fn.next_functions[0] == (y.grad_fn, 0)
     tx = torch.tensor([1.0, 2.0], requires_grad=True)
     assert len(eval(expr, {}, {"x": tx}).grad_fn.next_functions) == len(edges)  # noqa: S307
+
+
+def test_calling_a_node_returns_what_torchs_returns():
+    """One gradient for a node with one input, a tuple (None for an input without gradient) otherwise."""
+    results = []
+    for m in (al, torch):
+        x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        y = m.tensor([3.0, 4.0], dtype=m.float64, requires_grad=True)
+        grad = m.ones(2, dtype=m.float64)
+        exp, by_two, mul = x.exp().grad_fn(grad), (x * 2).grad_fn(grad), (x * y).grad_fn(grad)
+        results.append([type(exp).__name__, np.round(exp.tolist(), 12).tolist(), type(by_two).__name__,
+                        by_two[0].tolist(), by_two[1], type(mul).__name__, [g.tolist() for g in mul]])
+    assert results[0] == results[1]

@@ -136,3 +136,46 @@ def test_an_unpack_hook_giving_another_shape_is_named(through):
     with pytest.raises(RuntimeError, match=r"unpack_hook returned a tensor of shape \[1\] for 'self' of "
                                            r"MulBackward0, which saved a tensor of shape \[3\]"):
         y.sum().backward()
+
+
+def _pack_in_place_programs():
+    def through_context(m, hook):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(hook, lambda t: t):
+            x.exp()
+
+    def on_a_saved_output(m, hook):
+        y = m.tensor([1.0, 2.0], requires_grad=True).exp()
+        y.grad_fn._raw_saved_result.register_hooks(hook, lambda t: t)
+
+    def on_a_saved_leaf(m, hook):
+        y = m.tensor([1.0, 2.0], requires_grad=True).pow(2)
+        y.grad_fn._raw_saved_self.register_hooks(hook, lambda t: t)
+    return [through_context, on_a_saved_output, on_a_saved_leaf]
+
+
+@pytest.mark.parametrize("program", _pack_in_place_programs(), ids=lambda p: p.__name__)
+def test_a_pack_hook_that_changes_its_input_in_place_raises_as_torch(program):
+    messages = []
+    for m in (torch, al):
+        with pytest.raises(RuntimeError) as info:
+            program(m, lambda t: t.mul_(1))
+        messages.append(str(info.value).split(" [autograd_lab]")[0])
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("A saved tensor pack hook is modifying its input in place.")
+
+
+def test_pack_hooks_run_without_recording_a_graph_as_torch():
+    seen = []
+    for m in (torch, al):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        packed = []
+
+        def pack(t, m=m, packed=packed):
+            packed.append(t * 2)  # (a graph recorded here would keep the forward graph alive)
+            return t
+
+        with m.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            (x * 2).sin()
+        seen.append([p.requires_grad for p in packed])
+    assert seen[0] == seen[1] == [False]
