@@ -109,7 +109,8 @@ CASES = {
     "PowBackward0": (UNARY, "pos", [lambda a: a ** 3, lambda a: a ** 2.5, lambda a: a ** 0]),
     "PowBackward1": (BINARY, "pos", [lambda a, b: a ** b]),
     "PowBackward2": (UNARY, "any", [lambda a: 2.0 ** a, lambda a: 0.0 ** a]),
-    "RemainderBackward0": (BINARY, "pos", [lambda a, b: a % b]),
+    "RemainderBackward0": (UNARY, "any", [lambda a: a % 2.5, lambda a: al.remainder(-a, -3.0)]),
+    "RemainderBackward1": (BINARY, "pos", [lambda a, b: a % b, lambda a, b: (-a).remainder(b)]),
     "FmodBackward0": (UNARY, "any", [lambda a: a.fmod(2.5), lambda a: al.fmod(-a, -3.0)]),
     "FmodBackward1": (BINARY, "pos", [lambda a, b: a.fmod(b), lambda a, b: (-a).fmod(b)]),
     # pointwise

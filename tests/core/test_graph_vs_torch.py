@@ -1,0 +1,63 @@
+"""The recorded graph is PyTorch's, node by node: the same programs run on autograd_lab and torch give nodes of the
+same names, the same ``next_functions`` (``None`` entries and output numbers included), and the same ``_saved_*``
+attributes with the same values. (``AccumulateGrad`` is compared by what it is: PyTorch's ``name()`` spells it
+``torch::autograd::AccumulateGrad``.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograd_lab as al
+
+torch = pytest.importorskip("torch")
+
+
+def _leaf(m, *shape, seed=0, grad=True):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return m.tensor(data, dtype=m.float64, requires_grad=grad)
+
+
+PROGRAMS = {
+    "where": lambda m, x, y: m.where(x > 0, x, y),
+    "where, a number": lambda m, x, y: m.where(x > 0, x, 0.0),
+    "where, a number first": lambda m, x, y: m.where(x > 0, 1.0, y),
+    "where, no grad for other": lambda m, x, y: m.where(x > 0, x, y.detach()),
+    "remainder by a number": lambda m, x, y: x % 1.5,
+    "remainder_ by a number": lambda m, x, y: (x * 1).remainder_(-2.0),
+    "remainder by a tensor": lambda m, x, y: x % y,
+}
+
+
+def _name(node) -> str:
+    return "AccumulateGrad" if node.name() == "torch::autograd::AccumulateGrad" else node.name()
+
+
+def _value(v):
+    if isinstance(v, (al.Tensor, torch.Tensor)):
+        return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1], np.asarray(v.detach().tolist()).tolist())
+    if isinstance(v, (tuple, list)):
+        return tuple(_value(x) for x in v)
+    return v
+
+
+def graph(root) -> list:
+    """The nodes reachable from ``root`` in breadth-first order: (name, edges as (name, position), saved values)."""
+    order, position, queue = [], {}, [root]
+    while queue:
+        node = queue.pop(0)
+        if node is not None and id(node) not in position:
+            position[id(node)] = len(order)
+            order.append(node)
+            queue.extend(child for child, _ in node.next_functions)
+    return [(_name(node),
+             tuple(None if child is None else (_name(child), position[id(child)], nr) for child, nr in node.next_functions),
+             {n: _value(getattr(node, n)) for n in dir(node) if n.startswith("_saved_")})
+            for node in order]
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_graph_is_pytorchs(name):
+    ours, theirs = (PROGRAMS[name](m, _leaf(m, 2, 3), _leaf(m, 2, 3, seed=1)) for m in (al, torch))
+    assert (ours.requires_grad, ours.is_leaf, ours._version) == (theirs.requires_grad, theirs.is_leaf, theirs._version)
+    assert graph(ours.grad_fn) == graph(theirs.grad_fn)
