@@ -224,14 +224,23 @@ class Op(Node):
                 raise RuntimeError(FREED_MESSAGE)
             return Tensor._make(backend.np.asarray(value))
         if kind == "tensor_param" and value.__class__ is tuple:  # an index key: its tensors, None for a whole dim
-            return tuple(v.unpack(self) if v.__class__ is SavedTensor else None if v == slice(None) else v
-                         for v in value)
+            return tuple(_presented_index_item(self, v) for v in value)
         if name == "reduction" and value in _REDUCTION_ENUM:
             return _REDUCTION_ENUM[value]  # a loss's reduction reads as PyTorch's enum value
         return value
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _presented_index_item(node, item):
+    """An item of a saved index key as PyTorch shows it: a tensor (a list index is one, made when indexing), None
+    for a whole dim."""
+    if item.__class__ is SavedTensor:
+        return item.unpack(node)
+    if hasattr(item, "dtype"):
+        return Tensor._make(item)
+    return None if item == slice(None) else item
 
 
 # -- reading an op's definition (once, when its class is created) ----------------------------------

@@ -26,7 +26,19 @@ PROGRAMS = {
     "remainder by a number": lambda m, x, y: x % 1.5,
     "remainder_ by a number": lambda m, x, y: (x * 1).remainder_(-2.0),
     "remainder by a tensor": lambda m, x, y: x % y,
+    "a list index": lambda m, x, y: x[[1, 0]],
+    "an index tensor": lambda m, x, y: x[:, m.tensor([0, 2])],
+    "a mask": lambda m, x, y: x[y > 0],
+    "setitem, a list index": lambda m, x, y: _setitem(x * 1, [1], 0.5),
+    "setitem, an index tensor": lambda m, x, y: _setitem(x * 1, m.tensor([0]), y[0]),
+    "setitem, a mask": lambda m, x, y: _setitem(x * 1, y.detach() > 0, y[0, 0]),
+    "index_put": lambda m, x, y: x.index_put((m.tensor([1, 0]),), y[0], accumulate=True),
 }
+
+
+def _setitem(tensor, key, value):
+    tensor[key] = value
+    return tensor
 
 
 def _name(node) -> str:
