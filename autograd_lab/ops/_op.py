@@ -402,9 +402,9 @@ def _saved_for(cls, edges, inputs, outputs, params) -> tuple:
             value = SavedTensor(outputs[key], True, name)
         elif kind == "sizes":
             value = tuple(inputs[key]._data.shape)
-        elif kind == "strides":  # in elements, as PyTorch counts them
+        elif kind == "strides":  # in elements, as PyTorch counts them; () for an input that gets no gradient
             data = inputs[key]._data
-            value = tuple(step // data.itemsize for step in data.strides)
+            value = tuple(step // data.itemsize for step in data.strides) if edges[key][0] is not None else ()
         elif kind == "numel":
             value = int(inputs[key]._data.size)
         elif kind == "argsize":

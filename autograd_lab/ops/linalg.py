@@ -39,7 +39,7 @@ def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides):
 
 class MmBackward0(Op):
     """out = self @ mat2 (2-D by 2-D)"""
-    saves = ("mat2", "mat2_sym_sizes", "mat2_sym_strides", "self")
+    saves = ("mat2", "mat2_sym_sizes", "mat2_sym_strides", "self", "self_sym_sizes", "self_sym_strides")
 
     def forward(xp, self, mat2):
         return matrix_product(self, mat2)

@@ -159,7 +159,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 # -- linear ------------------------------------------------------------------------------------
 class AddmmBackward0(Op):
     """out = beta * self + alpha * (mat1 @ mat2); ``self`` broadcasts (a bias row)"""
-    saves = ("alpha", "beta", "mat1", "mat2", "mat2_sym_sizes", "mat2_sym_strides")
+    saves = ("alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2", "mat2_sym_sizes", "mat2_sym_strides")
 
     def forward(xp, self, mat1, mat2, *, beta, alpha):
         product = matrix_product(mat1, mat2)  # (2-D by 2-D: addmm checks)

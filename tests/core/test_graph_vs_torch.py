@@ -33,6 +33,12 @@ PROGRAMS = {
     "setitem, an index tensor": lambda m, x, y: _setitem(x * 1, m.tensor([0]), y[0]),
     "setitem, a mask": lambda m, x, y: _setitem(x * 1, y.detach() > 0, y[0, 0]),
     "index_put": lambda m, x, y: x.index_put((m.tensor([1, 0]),), y[0], accumulate=True),
+    "mm": lambda m, x, y: x.mm(y.t()),
+    "mm, mat2 without grad": lambda m, x, y: x.mm(y.detach().t()),
+    "mm, self without grad": lambda m, x, y: x.detach().mm(y.t()),
+    "addmm": lambda m, x, y: m.addmm(y[0, :2], x, y.t(), beta=0.5),
+    "addmm, mat1 without grad": lambda m, x, y: m.addmm(y[0, :2], x.detach(), y.t()),
+    "linear": lambda m, x, y: m.nn.functional.linear(x, y, y[0, :2]),
 }
 
 
