@@ -230,14 +230,15 @@ class AminBackward0(_Extremes):
 
 
 class _ValueSelecting(Op):
-    """max/min over a dim: the gradient goes to the selected element of each slice"""
+    """max/min over a dim: the gradient goes to the selected element of each slice. ``indices`` are the op's second
+    output, shaped like the values (without ``dim`` unless ``keepdim``), saved version-checked as in PyTorch."""
     saves = ("dim", "indices", "keepdim", "self_sym_sizes")
-    tensor_params = ("indices",)  # saved version-checked (they are the op's second output in PyTorch)
+    tensor_params = ("indices",)
 
     def forward(xp, self, *, dim, indices, keepdim):
         if self.ndim == 0:  # a 0-dim tensor's dim 0 selects its one value (a new tensor, as in PyTorch)
             return self.copy()
-        values = xp.take_along_axis(self, indices, axis=dim)
+        values = xp.take_along_axis(self, _restore(indices, self.shape, (dim,), keepdim), axis=dim)
         return values if keepdim else xp.squeeze(values, axis=dim)
 
     def d_self(grad, dim, indices, keepdim, self_sym_sizes):
@@ -245,6 +246,7 @@ class _ValueSelecting(Op):
         if not self_sym_sizes:
             return grad  # (0-dim: the value was selected whole)
         grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
+        indices = _restore(indices, self_sym_sizes, (dim,), keepdim)
         zeros = formulas.zeros(self_sym_sizes, grad)
         return formulas.call(ScatterAddBackward0, zeros, grad, dim=dim, index=indices)
 
@@ -357,11 +359,12 @@ def select_values(cls, input, d: int, indices, keepdim: bool, result_type):
     along ``d``, 1-d for a 0-dim input) select along ``d``, taken by ``cls`` (a ``_ValueSelecting`` op, so the gradient
     goes back to them); without ``keepdim``, ``d`` is squeezed from both."""
     xp = backend.namespace_of(indices)
-    indices = Tensor._make(indices)
-    values = cls.apply(input, dim=d, indices=indices, keepdim=keepdim)
-    idx = indices._data if keepdim else xp.squeeze(indices._data, axis=d)
-    # the indices returned share the saved ones' memory and version: changing them in place is caught in backward
-    return result_type(values, Tensor._make(idx.reshape(values.shape), version_counter=indices._vc))
+    if not input.ndim:
+        indices = indices.reshape(())
+    elif not keepdim:
+        indices = xp.squeeze(indices, axis=d)
+    indices = Tensor._make(indices)  # returned, and saved: changing them in place is caught in backward
+    return result_type(cls.apply(input, dim=d, indices=indices, keepdim=keepdim), indices)
 
 
 @checked(kinds={"dim": None})  # (a tensor there is max(input, other))

@@ -39,6 +39,11 @@ PROGRAMS = {
     "addmm": lambda m, x, y: m.addmm(y[0, :2], x, y.t(), beta=0.5),
     "addmm, mat1 without grad": lambda m, x, y: m.addmm(y[0, :2], x.detach(), y.t()),
     "linear": lambda m, x, y: m.nn.functional.linear(x, y, y[0, :2]),
+    "max(dim)": lambda m, x, y: x.max(1)[0],
+    "min(dim, keepdim)": lambda m, x, y: x.min(0, keepdim=True)[0],
+    "median(dim)": lambda m, x, y: x.median(1)[0],
+    "kthvalue": lambda m, x, y: x.kthvalue(2, 1)[0],
+    "max of a 0-dim tensor": lambda m, x, y: x[0, 0].max(0)[0],
 }
 
 
