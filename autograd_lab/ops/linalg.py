@@ -202,7 +202,9 @@ def matmul(input, other, *, out=None):
     if a == 2 and b == 1:
         return mv(input, other)
     if a == 1 and b == 2:
-        return SqueezeBackward4.apply(mm(input.unsqueeze(0), other), dim=(0,))
+        out = SqueezeBackward4.apply(mm(input.unsqueeze(0), other), dim=0)
+        out._vc.bump("squeeze_")  # (PyTorch squeezes its product in place: the result is at version 1)
+        return out
     if a == 2 and b == 2:
         return mm(input, other)
     if b <= 2 and _folds_into_rows(input, other):  # the batch folded into rows: (..., n, k) @ (k, m) is one mm (mv

@@ -136,11 +136,13 @@ class ExpandBackward0(Op):
 
 
 class _Squeeze(Op):
+    """``dim`` (an int, or a tuple of them) is saved as given; only those of its dims that have size 1 go"""
     saves = ("self_sym_sizes",)
     is_view = True
 
     def forward(xp, self, *, dim):
-        return xp.squeeze(self, axis=dim)
+        dims = (dim,) if dim.__class__ is int else dim
+        return xp.squeeze(self, axis=tuple(d for d in dims if self.ndim and self.shape[d] == 1))
 
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
@@ -433,10 +435,8 @@ def squeeze(input, dim=None):
     if dim is None:
         return SqueezeBackward0.apply(input, dim=tuple(i for i, s in enumerate(input.shape) if s == 1))
     if isinstance(dim, int):
-        d = _wrap_dim(dim, input.ndim, "squeeze")
-        return SqueezeBackward1.apply(input, dim=(d,) if input.ndim and input.shape[d] == 1 else ())
-    dims = tuple(_wrap_dim(d, input.ndim, "squeeze") for d in dim)
-    return SqueezeBackward2.apply(input, dim=tuple(d for d in dims if input.shape[d] == 1))
+        return SqueezeBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "squeeze"))
+    return SqueezeBackward2.apply(input, dim=tuple(_wrap_dim(d, input.ndim, "squeeze") for d in dim))
 
 
 @checked(kinds={"dim": "int"})

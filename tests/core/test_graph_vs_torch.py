@@ -44,6 +44,12 @@ PROGRAMS = {
     "median(dim)": lambda m, x, y: x.median(1)[0],
     "kthvalue": lambda m, x, y: x.kthvalue(2, 1)[0],
     "max of a 0-dim tensor": lambda m, x, y: x[0, 0].max(0)[0],
+    "squeeze(dim)": lambda m, x, y: x[:1].squeeze(0),
+    "squeeze(dim) of a dim longer than 1": lambda m, x, y: x.squeeze(1),
+    "squeeze(dims)": lambda m, x, y: x[:1].squeeze((0, 1)),
+    "squeeze_(dim)": lambda m, x, y: (x[:1] * 1).squeeze_(0),
+    "squeeze_(dims)": lambda m, x, y: (x[:1] * 1).squeeze_((0, 1)),
+    "a vector times a matrix": lambda m, x, y: x[0] @ y.t(),
 }
 
 
