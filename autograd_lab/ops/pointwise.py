@@ -328,6 +328,7 @@ class WhereBackward0(Op):
 class ToCopyBackward0(Op):
     """out = self converted to another dtype and/or copied to another device (the gradient goes back)"""
     saves = ("source",)
+    hidden_saves = ("source",)  # (PyTorch keeps it out of sight too)
 
     def forward(xp, self, *, dtype=None, device=None, source=None):
         out = self if dtype is None else self.astype(dtype)
