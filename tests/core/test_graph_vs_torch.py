@@ -50,6 +50,12 @@ PROGRAMS = {
     "squeeze_(dim)": lambda m, x, y: (x[:1] * 1).squeeze_(0),
     "squeeze_(dims)": lambda m, x, y: (x[:1] * 1).squeeze_((0, 1)),
     "a vector times a matrix": lambda m, x, y: x[0] @ y.t(),
+    "conv2d": lambda m, x, y: m.nn.functional.conv2d(x[None, None], y[None, None, :, :2], padding=1),
+    "conv2d with a bias, stride 2": lambda m, x, y: m.nn.functional.conv2d(
+        x[None, None], y[None, None, :, :2], y[0, :1], stride=2, padding=(0, 1)),
+    "conv2d 'same', even kernel": lambda m, x, y: m.nn.functional.conv2d(x[None, None], y[None, None], padding="same"),
+    "conv1d 'same', even kernel": lambda m, x, y: m.nn.functional.conv1d(x[None], y[None, :, :2], padding="same"),
+    "conv_transpose2d": lambda m, x, y: m.nn.functional.conv_transpose2d(x[None, None], y[None, None], padding=1),
 }
 
 
