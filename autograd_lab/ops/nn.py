@@ -327,15 +327,15 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 # -- embedding ---------------------------------------------------------------------------------
 class EmbeddingBackward0(Op):
-    """out = weight[indices]: one row of the table per index"""
-    saves = ("indices", "padding_idx", "scale_grad_by_freq", "weight_sym_sizes")
+    """out = weight[indices]: one row of the table per index (``padding_idx`` -1 for none, as PyTorch keeps it)"""
+    saves = ("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0")
     tensor_params = ("indices",)  # saved version-checked, as PyTorch does
 
-    def forward(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
+    def forward(xp, weight, *, indices, padding_idx, scale_grad_by_freq, sparse=False):
         return weight[indices]
 
-    def d_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_sizes):
-        return formulas.call(EmbeddingDenseBackwardBackward0, grad, indices=indices, num_weights=weight_sym_sizes[0],
+    def d_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_argsize_0):
+        return formulas.call(EmbeddingDenseBackwardBackward0, grad, indices=indices, num_weights=weight_sym_argsize_0,
                              padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
     jvp = LINEAR  # the tangent's rows at the indices
@@ -346,14 +346,14 @@ def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype)
     scale = xp.ones(indices.shape, dtype=dtype)
     if scale_grad_by_freq:
         scale = scale / xp.bincount(indices.reshape(-1), minlength=num_weights)[indices]
-    if padding_idx is not None:
+    if padding_idx >= 0:
         scale = xp.where(indices == padding_idx, 0, scale)
     return scale.astype(dtype, copy=False)[..., None]
 
 
 def _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
     """zeros(num_weights, dim) with each gradient row (scaled by ``_row_scale``) added at its index."""
-    if scale_grad_by_freq or padding_idx is not None:
+    if scale_grad_by_freq or padding_idx >= 0:
         grad = grad * _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
     out = xp.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)  # (every scale 1: the rows as they are)
     xp.add.at(out, indices.reshape(-1), grad.reshape(-1, grad.shape[-1]))  # repeated indices accumulate
@@ -363,6 +363,7 @@ def _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_f
 class EmbeddingDenseBackwardBackward0(Op):
     """out = zeros(num_weights, dim) with each gradient row added at its index (repeats accumulate)"""
     saves = ("indices", "padding_idx", "scale_grad_by_freq")
+    hidden_saves = ("scale_grad_by_freq",)  # (PyTorch's node has no such attribute: its double backward ignores it)
     tensor_params = ("indices",)
 
     def forward(xp, grad, *, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -388,10 +389,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, sca
                            f"Long, Int; but got {input.dtype._legacy_name} instead (while checking arguments for "
                            "embedding) [autograd_lab] pass class indices as an integer tensor, e.g. x.long()")
     num = weight.shape[0]
-    if padding_idx is not None:
-        if not -num <= padding_idx < num:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        padding_idx = padding_idx % num
+    if padding_idx is not None and not -num <= padding_idx < num:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    padding_idx = -1 if padding_idx is None else padding_idx % num  # (-1: none)
     data = input._data
     if data.size and (data.min() < 0 or data.max() >= num):
         raise IndexError(f"index out of range in self [autograd_lab] embedding: indices must be in [0, {num - 1}], "

@@ -169,7 +169,8 @@ def _avg_divisor(xp, size, out, kernel, stride, padding, count_include_pad, divi
 
 
 class AvgPool2DBackward0(Op):
-    """out = the mean of each window (see ``count_include_pad`` and ``divisor_override``)"""
+    """out = the mean of each window (see ``count_include_pad`` and ``divisor_override``); ``stride`` () when not
+    given (the kernel size then), as PyTorch saves it"""
     saves = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self", "stride")
 
     def forward(xp, self, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -177,7 +178,7 @@ class AvgPool2DBackward0(Op):
             return AvgPool2DBackward0.forward(xp, self[None], kernel_size=kernel_size, stride=stride, padding=padding,
                                               ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                                               divisor_override=divisor_override)[0]
-        size = self.shape[2:]
+        size, stride = self.shape[2:], stride or kernel_size
         out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
         win = _windows(xp, _pad(xp, self, pads), kernel_size, stride, (1, 1), out)
         divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
@@ -198,7 +199,7 @@ def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_incl
     if grad.ndim == 3:  # one (C, H, W) image: a batch of one
         return _avg_pool_grad(xp, grad[None], kernel_size, stride, padding, ceil_mode, count_include_pad,
                               divisor_override, (1,) + tuple(sizes))[0]
-    size = sizes[2:]
+    size, stride = sizes[2:], stride or kernel_size
     out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
     divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
                            grad.dtype)
@@ -229,9 +230,9 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window, as ``F.avg_pool2d``."""
     kernel = _pair(kernel_size, "kernel_size", "avg_pool2d")
-    stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")
+    stride = () if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")  # (): the kernel's
     padding = _pair(padding, "padding", "avg_pool2d")
-    _check_pool("avg_pool2d", kernel, stride, padding)
+    _check_pool("avg_pool2d", kernel, stride or kernel, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
     _batched(input, "avg_pool2d")  # (one (C, H, W) image is recorded as it is, as PyTorch)

@@ -56,6 +56,13 @@ PROGRAMS = {
     "conv2d 'same', even kernel": lambda m, x, y: m.nn.functional.conv2d(x[None, None], y[None, None], padding="same"),
     "conv1d 'same', even kernel": lambda m, x, y: m.nn.functional.conv1d(x[None], y[None, :, :2], padding="same"),
     "conv_transpose2d": lambda m, x, y: m.nn.functional.conv_transpose2d(x[None, None], y[None, None], padding=1),
+    "avg_pool2d": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2),
+    "avg_pool2d with a stride": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2, stride=1, padding=1),
+    "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([0, 1, 1]), x),
+    "embedding, padding_idx": lambda m, x, y: m.nn.functional.embedding(m.tensor([1]), x, padding_idx=-1,
+                                                                        scale_grad_by_freq=True),
+    "embedding's gradient": lambda m, x, y: m.autograd.grad(m.nn.functional.embedding(m.tensor([0, 1]), x * y, 0), x,
+                                                            y, create_graph=True)[0],
 }
 
 
@@ -73,6 +80,8 @@ def _value(v):
         return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1], np.asarray(v.detach().tolist()).tolist())
     if isinstance(v, (tuple, list)):
         return tuple(_value(x) for x in v)
+    if isinstance(v, int) and v >= 2 ** 63:  # (PyTorch shows a saved -1 as an unsigned 64-bit number)
+        return v - 2 ** 64
     return v
 
 
