@@ -230,10 +230,10 @@ class Node:
         # for each name, ``_raw_saved_<name>`` for each saved tensor (as PyTorch's nodes list them)
         listed = super().__dir__()
         names = {n for n in listed if not isinstance(getattr(type(self), n, None), _SavedAttribute)}
-        cls = type(self)
-        shown = [(n, v) for n, v in itertools.zip_longest(cls.saves, self._saved) if n not in cls.hidden_saves]
-        return sorted(names | {"_saved_" + n for n, _ in shown}
-                      | {"_raw_saved_" + n for n, v in shown if isinstance(v, SavedTensor)})
+        saves, hidden = type(self).saves, type(self).hidden_saves
+        return sorted(names | {"_saved_" + n for n in saves if n not in hidden}
+                      | {"_raw_saved_" + n for n, v in zip(saves, self._saved)
+                         if isinstance(v, SavedTensor) and n not in hidden})
 
     def _get_saved(self, index: int, raw: bool = False):
         value = self._saved[index]

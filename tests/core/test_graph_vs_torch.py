@@ -29,6 +29,9 @@ PROGRAMS = {
     "a list index": lambda m, x, y: x[[1, 0]],
     "an index tensor": lambda m, x, y: x[:, m.tensor([0, 2])],
     "a mask": lambda m, x, y: x[y > 0],
+    "setitem, a row (CopySlices)": lambda m, x, y: _setitem(x * 1, 1, y[0]),
+    "an in-place op on a view of a view": lambda m, x, y: _view_changed(x * 1, lambda v: v[1][1:].mul_(2)),
+    "an in-place op on a view of a tensor without grad": lambda m, x, y: _view_changed(x.detach(), lambda v: v[1].add_(y[0])),
     "setitem, a list index": lambda m, x, y: _setitem(x * 1, [1], 0.5),
     "setitem, an index tensor": lambda m, x, y: _setitem(x * 1, m.tensor([0]), y[0]),
     "setitem, a mask": lambda m, x, y: _setitem(x * 1, y.detach() > 0, y[0, 0]),
@@ -64,6 +67,11 @@ PROGRAMS = {
     "embedding's gradient": lambda m, x, y: m.autograd.grad(m.nn.functional.embedding(m.tensor([0, 1]), x * y, 0), x,
                                                             y, create_graph=True)[0],
 }
+
+
+def _view_changed(tensor, change):
+    change(tensor)
+    return tensor
 
 
 def _setitem(tensor, key, value):
