@@ -41,15 +41,18 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
 
 
-def _restore(grad, sizes: tuple, dims: tuple, keepdim: bool):
-    """Put a reduced gradient (or result) back in the reduced dims (size 1), ready to broadcast over ``sizes``."""
-    return grad if keepdim else grad.reshape(tuple(1 if i in dims else s for i, s in enumerate(sizes)))
+def _restore(grad, sizes: tuple, dims: tuple | None, keepdim: bool):
+    """Put a reduced gradient (or result) back in the reduced dims (size 1; ``dims`` None: all), ready to broadcast
+    over ``sizes``."""
+    if keepdim:
+        return grad
+    return grad.reshape(tuple(1 if dims is None or i in dims else s for i, s in enumerate(sizes)))
 
 
-def _count(sizes: tuple, dims: tuple) -> int:
-    """How many elements each reduction over ``dims`` takes."""
+def _count(sizes: tuple, dims: tuple | None) -> int:
+    """How many elements each reduction over ``dims`` (None: all) takes."""
     n = 1
-    for d in dims:
+    for d in range(len(sizes)) if dims is None else dims:
         n *= sizes[d]
     return n
 

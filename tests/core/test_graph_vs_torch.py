@@ -59,6 +59,14 @@ PROGRAMS = {
     "conv2d 'same', even kernel": lambda m, x, y: m.nn.functional.conv2d(x[None, None], y[None, None], padding="same"),
     "conv1d 'same', even kernel": lambda m, x, y: m.nn.functional.conv1d(x[None], y[None, :, :2], padding="same"),
     "conv_transpose2d": lambda m, x, y: m.nn.functional.conv_transpose2d(x[None, None], y[None, None], padding=1),
+    "var()": lambda m, x, y: x.var(),
+    "std(keepdim)": lambda m, x, y: x.std(keepdim=True),
+    "var(dim)": lambda m, x, y: x.var(1),
+    "var(unbiased=False)": lambda m, x, y: x.var(unbiased=False),
+    "std(correction=0)": lambda m, x, y: x.std(0, correction=0),
+    "std_mean()": lambda m, x, y: m.std_mean(x)[0],
+    "var_mean(dim)": lambda m, x, y: m.var_mean(x, 1)[1],
+    "nansum()": lambda m, x, y: x.nansum(),
     "avg_pool2d": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2),
     "avg_pool2d with a stride": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2, stride=1, padding=1),
     "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([0, 1, 1]), x),
@@ -106,6 +114,17 @@ def graph(root) -> list:
              tuple(None if child is None else (_name(child), position[id(child)], nr) for child, nr in node.next_functions),
              {n: _value(getattr(node, n)) for n in dir(node) if n.startswith("_saved_")})
             for node in order]
+
+
+def test_var_over_an_empty_dim_list_reduces_every_dim():
+    # (torch.var(x, []) reduces all too; its saved dim is () there, and its gradient is nan: a PyTorch bug)
+    x = _leaf(al, 2, 3)
+    y = x.var([])
+    y.backward()
+    expected = _leaf(torch, 2, 3)
+    np.testing.assert_allclose(y.item(), expected.var().item())
+    expected.var().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected.grad.numpy())
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
