@@ -210,26 +210,28 @@ def _nonempty(array, op: str) -> None:
 
 
 class _Extremes(Op):
-    """amax/amin over dims: tied elements of a slice share its gradient evenly (PyTorch's scale_grad_by_count)"""
+    """amax/amin over dims (``dim`` (): all, as PyTorch saves it): tied elements of a slice share its gradient evenly
+    (PyTorch's scale_grad_by_count)"""
     saves = ("dim", "keepdim", "result", "self")
 
     def d_self(grad, dim, keepdim, result, self):
-        mask = self == _restore(result, self.shape, dim, keepdim)
-        share = formulas.cast_like(formulas.sum(mask, dim, keepdim=True), grad)
-        return _restore(grad, self.shape, dim, keepdim) / share * mask
+        dims = dim or None
+        mask = self == _restore(result, self.shape, dims, keepdim)
+        share = formulas.cast_like(formulas.sum(mask, dims, keepdim=True), grad)
+        return _restore(grad, self.shape, dims, keepdim) / share * mask
 
     def f_self(tangent, dim, keepdim, result, self):
-        return _weighted(_Extremes.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
+        return _weighted(_Extremes.d_self, tangent, result, dim or None, keepdim, dim, keepdim, result, self)
 
 
 class AmaxBackward0(_Extremes):
     def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.max(self, axis=dim, keepdims=keepdim), self)
+        return _asarray(xp, xp.max(self, axis=dim or None, keepdims=keepdim), self)
 
 
 class AminBackward0(_Extremes):
     def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.min(self, axis=dim, keepdims=keepdim), self)
+        return _asarray(xp, xp.min(self, axis=dim or None, keepdims=keepdim), self)
 
 
 class _ValueSelecting(Op):
@@ -401,7 +403,8 @@ def amin(input, dim=(), keepdim=False):
 def _amax_dims(input, dim, op: str) -> tuple:
     if dim == () or dim is None:
         _nonempty(input._data, op)
-    dims = _dims(None if dim == () or dim is None else dim, input.ndim, op)
+        return ()  # (every dim, as PyTorch saves it)
+    dims = _dims(dim, input.ndim, op)
     for d in dims:
         if input.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")

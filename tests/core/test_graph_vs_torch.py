@@ -67,6 +67,8 @@ PROGRAMS = {
     "std_mean()": lambda m, x, y: m.std_mean(x)[0],
     "var_mean(dim)": lambda m, x, y: m.var_mean(x, 1)[1],
     "nansum()": lambda m, x, y: x.nansum(),
+    "amax()": lambda m, x, y: x.amax(),
+    "amin(dim)": lambda m, x, y: x.amin(1, keepdim=True),
     "avg_pool2d": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2),
     "avg_pool2d with a stride": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2, stride=1, padding=1),
     "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([0, 1, 1]), x),
