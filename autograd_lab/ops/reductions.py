@@ -63,6 +63,22 @@ def _weighted(d_self, tangent, result, dims, keepdim: bool, *saved):
     return formulas.sum(d_self(formulas.ones_like(result), *saved) * tangent, dims, keepdim)
 
 
+def _cast(array, dtype):
+    """``array`` in ``dtype`` (None: as it is): a reduction's ``dtype=`` applied inside its node, as PyTorch records it
+    (no ToCopyBackward0; the engine casts the gradient back to the input's dtype)."""
+    return array if dtype is None else array.astype(dtype, copy=False)
+
+
+def _with_dtype(input, dtype) -> tuple:
+    """``(input, dtype for the op)``: a floating input keeps its edge and the op casts; another (no gradient to keep)
+    is converted first."""
+    if dtype is None:
+        return input, None
+    if input.is_floating_point():
+        return input, backend.to_dtype(dtype).np_dtype
+    return input.to(dtype), None
+
+
 def _asarray(xp, value, like):
     """NumPy reductions return scalars for 0-d results: keep them arrays of the expected dtype."""
     return xp.asarray(value, dtype=getattr(value, "dtype", like.dtype))
@@ -72,8 +88,9 @@ class SumBackward0(Op):
     """out = sum of all elements"""
     saves = ("self_sym_sizes",)
 
-    def forward(xp, self):
-        return _asarray(xp, self.sum(), self)  # (the array method: xp.sum is a Python wrapper around it)
+    def forward(xp, self, *, dtype=None):
+        self = _cast(self, dtype)
+        return _asarray(xp, self.sum(dtype=self.dtype), self)  # (the array method: xp.sum is a Python wrapper)
 
     def d_self(grad, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes)
@@ -85,8 +102,9 @@ class SumBackward1(Op):
     """out = sum over dims"""
     saves = ("dim", "keepdim", "self_sym_sizes")
 
-    def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.sum(self, axis=dim, keepdims=keepdim), self)
+    def forward(xp, self, *, dim, keepdim, dtype=None):
+        self = _cast(self, dtype)
+        return _asarray(xp, xp.sum(self, axis=dim, keepdims=keepdim, dtype=self.dtype), self)  # (int32 stays int32)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
@@ -98,7 +116,8 @@ class MeanBackward0(Op):
     """out = mean of all elements"""
     saves = ("self_sym_numel", "self_sym_sizes")
 
-    def forward(xp, self):
+    def forward(xp, self, *, dtype=None):
+        self = _cast(self, dtype)
         if self.__class__ is backend.np.ndarray and self.dtype.char in "fd":
             return backend.np.asarray(self.sum() / self.size)  # NumPy's mean, without its wrappers' cost
         return formulas.mean(self)
@@ -113,8 +132,8 @@ class MeanBackward1(Op):
     """out = mean over dims"""
     saves = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
-    def forward(xp, self, *, dim, keepdim):
-        return formulas.mean(self, dim, keepdim)
+    def forward(xp, self, *, dim, keepdim, dtype=None):
+        return formulas.mean(_cast(self, dtype), dim, keepdim)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
         return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
@@ -143,7 +162,8 @@ class ProdBackward0(Op):
     """out = product of all elements"""
     saves = ("result", "self")
 
-    def forward(xp, self):
+    def forward(xp, self, *, dtype=None):
+        self = _cast(self, dtype)
         return _asarray(xp, xp.prod(self), self)
 
     def d_self(grad, result, self):
@@ -164,7 +184,8 @@ class ProdBackward1(Op):
     """out = product over one dim"""
     saves = ("dim", "keepdim", "result", "self")
 
-    def forward(xp, self, *, dim, keepdim):
+    def forward(xp, self, *, dim, keepdim, dtype=None):
+        self = _cast(self, dtype)
         return _asarray(xp, xp.prod(self, axis=dim, keepdims=keepdim), self)
 
     def d_self(grad, dim, keepdim, result, self):
@@ -304,15 +325,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     if out is not None:
         return write_out("sum", sum, out, input, dim, keepdim, dtype=dtype)
-    if dtype is not None:
-        input = input.to(dtype)
-    elif input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8):
+    input, cast = _with_dtype(input, dtype)
+    if dtype is None and (input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8)):
         input = input.to(backend.int64)  # PyTorch sums bool and small ints as int64
     if dim is None or dim == ():  # every dim (PyTorch reads an empty tuple so too)
         if not keepdim:
-            return SumBackward0.apply(input)
+            return SumBackward0.apply(input, dtype=cast)
         dim = None
-    return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim)
+    return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim, dtype=cast)
 
 
 @checked
@@ -320,8 +340,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of all elements, or over ``dim``; floating dtypes only, as in PyTorch."""
     if out is not None:
         return write_out("mean", mean, out, input, dim, keepdim, dtype=dtype)
-    if dtype is not None:
-        input = input.to(dtype)
+    input, cast = _with_dtype(input, dtype)
     if not input.is_floating_point():
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
@@ -329,18 +348,17 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         )
     if dim is None or dim == ():
         if not keepdim:
-            return MeanBackward0.apply(input)
+            return MeanBackward0.apply(input, dtype=cast)
         dim = None
-    return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
+    return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim, dtype=cast)
 
 
 @checked
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
+    input, cast = _with_dtype(input, dtype)
     if dim is None:
-        return ProdBackward0.apply(input)
-    return ProdBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "prod"), keepdim=keepdim)
+        return ProdBackward0.apply(input, dtype=cast)
+    return ProdBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "prod"), keepdim=keepdim, dtype=cast)
 
 
 def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg, result_type, elementwise):

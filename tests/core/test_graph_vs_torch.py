@@ -67,6 +67,10 @@ PROGRAMS = {
     "std_mean()": lambda m, x, y: m.std_mean(x)[0],
     "var_mean(dim)": lambda m, x, y: m.var_mean(x, 1)[1],
     "nansum()": lambda m, x, y: x.nansum(),
+    "sum(dtype)": lambda m, x, y: x.sum(dtype=m.float32),
+    "sum(dim, dtype)": lambda m, x, y: x.sum(1, dtype=m.float32),
+    "mean(dtype)": lambda m, x, y: x.mean(dtype=m.float32),
+    "prod(dim, dtype)": lambda m, x, y: x.prod(1, dtype=m.float32),
     "amax()": lambda m, x, y: x.amax(),
     "amin(dim)": lambda m, x, y: x.amin(1, keepdim=True),
     "avg_pool2d": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2),
@@ -116,6 +120,12 @@ def graph(root) -> list:
              tuple(None if child is None else (_name(child), position[id(child)], nr) for child, nr in node.next_functions),
              {n: _value(getattr(node, n)) for n in dir(node) if n.startswith("_saved_")})
             for node in order]
+
+
+def test_sum_keeps_an_integer_dtype_it_is_given():
+    for m in (al, torch):
+        assert str(m.tensor([True, True]).sum(dtype=m.int32).dtype).split(".")[-1] == "int32"
+        assert str(m.tensor([1, 2], dtype=m.int32).sum(0).dtype).split(".")[-1] == "int64"
 
 
 def test_var_over_an_empty_dim_list_reduces_every_dim():
