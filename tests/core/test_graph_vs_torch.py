@@ -78,6 +78,8 @@ PROGRAMS = {
         x, m.tensor([1, -100]), weight=y[0].detach().abs()),
     "nll_loss, reduction 'none'": lambda m, x, y: m.nn.functional.nll_loss(x, m.tensor([0, 2]), reduction="none"),
     "cross_entropy": lambda m, x, y: m.nn.functional.cross_entropy(x, m.tensor([0, 2])),
+    "max_pool2d": lambda m, x, y: m.nn.functional.max_pool2d(x[None], 2),
+    "max_pool2d with a stride": lambda m, x, y: m.nn.functional.max_pool2d(x[None], 2, 1, 1, ceil_mode=True),
     "avg_pool2d": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2),
     "avg_pool2d with a stride": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2, stride=1, padding=1),
     "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([0, 1, 1]), x),
