@@ -9,6 +9,7 @@ statistics repeated N times; the running statistics then take the mean of the N 
 
 from __future__ import annotations
 
+from .. import backend
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor
 from . import formulas
@@ -19,21 +20,22 @@ __all__ = ["layer_norm", "instance_norm"]
 
 
 class NativeLayerNormBackward0(Op):
-    """out = (x - mean) / sqrt(var + eps) * weight + bias, the statistics over the last dims (normalized_shape)"""
-    saves = ("eps", "input", "normalized_shape", "weight")
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, the statistics over the last dims (normalized_shape):
+    ``result1`` the mean, ``result2`` 1/sqrt(var + eps), saved as PyTorch saves its second and third outputs (the
+    derivatives compute them again from the input, so that they are differentiable)"""
+    saves = ("bias", "eps", "input", "normalized_shape", "result1", "result2", "weight")
+    hidden_saves = ("eps",)  # (PyTorch's node keeps rstd, not eps)
+    tensor_params = ("result1", "result2")
 
-    def forward(xp, input, weight, bias, *, normalized_shape, eps):
-        dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-        mean = input.mean(axis=dims, keepdims=True)
-        rstd = 1 / xp.sqrt(input.var(axis=dims, keepdims=True) + eps)
-        out = (input - mean) * rstd
+    def forward(xp, input, weight, bias, *, normalized_shape, eps, result1, result2):
+        out = (input - result1) * result2
         if weight is not None:
             out = out * weight
         if bias is not None:
             out = out + bias
         return out.astype(input.dtype, copy=False)
 
-    def backward(grad, eps, input, normalized_shape, weight, grad_input_mask):
+    def backward(grad, eps, input, normalized_shape, weight, grad_input_mask):  # (bias, result1/2: PyTorch's, kept)
         dims, rstd, normalized = _layer_statistics(input, normalized_shape, eps)
         leading = tuple(range(input.ndim - len(normalized_shape)))
         need_input, need_weight, need_bias = grad_input_mask
@@ -78,7 +80,13 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(shape)}")
-    return NativeLayerNormBackward0.apply(input, weight, bias, normalized_shape=shape, eps=eps)
+    data = input._data
+    xp = backend.namespace_of(data)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = data.mean(axis=dims, keepdims=True)
+    rstd = (1 / xp.sqrt(data.var(axis=dims, keepdims=True) + eps)).astype(data.dtype, copy=False)
+    return NativeLayerNormBackward0.apply(input, weight, bias, normalized_shape=shape, eps=eps,
+                                          result1=Tensor._make(mean), result2=Tensor._make(rstd))
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,

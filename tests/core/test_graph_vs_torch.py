@@ -80,6 +80,8 @@ PROGRAMS = {
     "cross_entropy": lambda m, x, y: m.nn.functional.cross_entropy(x, m.tensor([0, 2])),
     "max_pool2d": lambda m, x, y: m.nn.functional.max_pool2d(x[None], 2),
     "max_pool2d with a stride": lambda m, x, y: m.nn.functional.max_pool2d(x[None], 2, 1, 1, ceil_mode=True),
+    "layer_norm": lambda m, x, y: m.nn.functional.layer_norm(x, (3,), y[0], y[1]),
+    "layer_norm without weight": lambda m, x, y: m.nn.functional.layer_norm(x, (2, 3)),
     "avg_pool2d": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2),
     "avg_pool2d with a stride": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2, stride=1, padding=1),
     "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([0, 1, 1]), x),
