@@ -108,7 +108,9 @@ def _name(node) -> str:
 
 def _value(v):
     if isinstance(v, (al.Tensor, torch.Tensor)):
-        return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1], np.asarray(v.detach().tolist()).tolist())
+        values = np.asarray(v.detach().tolist())  # (floats to 10 decimals: the kernels' rounding differs)
+        return ("tensor", tuple(v.shape), str(v.dtype).split(".")[-1],
+                (values.round(10) if values.dtype.kind == "f" else values).tolist())
     if isinstance(v, (tuple, list)):
         return tuple(_value(x) for x in v)
     if isinstance(v, int) and v >= 2 ** 63:  # (PyTorch shows a saved -1 as an unsigned 64-bit number)
