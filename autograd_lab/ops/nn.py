@@ -414,19 +414,19 @@ class NativeBatchNormBackward0(Op):
     them: changing them in place between the forward and the backward is an error. Training updates them
     the way PyTorch's kernel does, writing into their memory without bumping their versions (see
     ``batch_norm``), so two training forwards before one backward stay valid.
+    In training, ``result1`` and ``result2`` are the batch's mean and 1/sqrt(var + eps) per channel, saved as
+    PyTorch saves its second and third outputs (empty in evaluation); the derivatives compute them again from the
+    input, so that they are differentiable.
     """
-    saves = ("eps", "input", "running_mean", "running_var", "training", "weight")
-    tensor_params = ("running_mean", "running_var")
+    saves = ("eps", "input", "result1", "result2", "running_mean", "running_var", "training", "weight")
+    tensor_params = ("result1", "result2", "running_mean", "running_var")
 
-    def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps):
-        dims = (0,) + tuple(range(2, input.ndim))
+    def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps, result1, result2):
         shape = (1, -1) + (1,) * (input.ndim - 2)
         if training:
-            mean = formulas.mean(input, dims, keepdim=True)
-            var = formulas.var(input, dims, correction=0, keepdim=True)
+            out = (input - result1.reshape(shape)) * result2.reshape(shape)
         else:
-            mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-        out = (input - mean) / xp.sqrt(var + eps)
+            out = (input - running_mean.reshape(shape)) / xp.sqrt(running_var.reshape(shape) + eps)
         if weight is not None:
             out = out * weight.reshape(shape)
         if bias is not None:
@@ -495,8 +495,21 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
     if training and running_mean is not None and input.numel():
         _update_running_stats(input, running_mean, running_var, momentum)
+    mean, invstd = _batch_statistics(input._data, training, eps)
     return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=running_mean,
-                                          running_var=running_var, eps=eps)
+                                          running_var=running_var, eps=eps, result1=mean, result2=invstd)
+
+
+def _batch_statistics(data, training: bool, eps: float) -> tuple:
+    """``(mean, 1/sqrt(biased var + eps))`` per channel of a training batch (0 and 1 for an empty one), as tensors;
+    empty ones in evaluation, as PyTorch's batch norm returns them."""
+    xp = backend.namespace_of(data)
+    channels = data.shape[1] if training else 0
+    if not training or not data.size:
+        return Tensor._make(xp.zeros(channels, dtype=data.dtype)), Tensor._make(xp.ones(channels, dtype=data.dtype))
+    dims = (0,) + tuple(range(2, data.ndim))
+    invstd = 1 / xp.sqrt(formulas.var(data, dims, correction=0) + eps)
+    return Tensor._make(formulas.mean(data, dims)), Tensor._make(invstd.astype(data.dtype, copy=False))
 
 
 def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor | None, momentum: float) -> None:
