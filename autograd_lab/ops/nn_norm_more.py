@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import math
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
@@ -27,9 +29,15 @@ def _channel_shape(ndim: int, C: int) -> tuple:
     return (1, C) + (1,) * (ndim - 2)
 
 
+def _grouped(N: int, group: int, input) -> tuple:
+    """The shape (N, group, values per group) of an input seen group by group (written out: an empty batch leaves
+    -1 undetermined)."""
+    return (N, group, math.prod(tuple(input.shape)[1:]) // group)
+
+
 def _group_statistics(input, N: int, group: int, eps: float) -> tuple:
     """The input as (N, group, rest), its 1/std per group and the normalised input in that shape."""
-    grouped = formulas.reshape(input, (N, group, -1))
+    grouped = formulas.reshape(input, _grouped(N, group, input))
     mean = formulas.mean(grouped, (2,), keepdim=True)
     rstd = 1 / formulas.sqrt(formulas.var(grouped, (2,), correction=0, keepdim=True) + eps)
     return rstd, (grouped - mean) * rstd
@@ -37,14 +45,15 @@ def _group_statistics(input, N: int, group: int, eps: float) -> tuple:
 
 class NativeGroupNormBackward0(Op):
     """out = (x - mean) / sqrt(var + eps) * weight + bias, the statistics over each group of C / group channels of
-    each sample, weight and bias per channel"""
-    saves = ("C", "HxW", "N", "eps", "group", "input", "weight")
+    each sample, weight and bias per channel. ``result1`` and ``result2``, (N, group): the mean and 1/sqrt(var + eps)
+    of each group, saved as PyTorch saves its second and third outputs (the derivatives compute them again from the
+    input, so that they are differentiable)"""
+    saves = ("C", "HxW", "N", "eps", "group", "input", "result1", "result2", "weight")
+    tensor_params = ("result1", "result2")
 
-    def forward(xp, input, weight, bias, *, N, C, HxW, group, eps):
-        grouped = input.reshape(N, group, -1)
-        mean = grouped.mean(axis=2, keepdims=True)
-        rstd = 1 / xp.sqrt(grouped.var(axis=2, keepdims=True) + eps)
-        out = ((grouped - mean) * rstd).reshape(input.shape)
+    def forward(xp, input, weight, bias, *, N, C, HxW, group, eps, result1, result2):
+        grouped = input.reshape(_grouped(N, group, input))
+        out = ((grouped - result1[..., None]) * result2[..., None]).reshape(input.shape)
         if weight is not None:
             out = out * weight.reshape(_channel_shape(input.ndim, C))
         if bias is not None:
@@ -58,7 +67,7 @@ class NativeGroupNormBackward0(Op):
         grad_input = grad_weight = grad_bias = None
         if need_input:
             g = grad if weight is None else grad * formulas.reshape(weight, _channel_shape(input.ndim, C))
-            g = formulas.reshape(g, (N, group, -1))
+            g = formulas.reshape(g, _grouped(N, group, input))
             grad_input = rstd * (g - formulas.mean(g, (2,), keepdim=True)
                                  - normalized * formulas.mean(g * normalized, (2,), keepdim=True))
             grad_input = formulas.reshape(grad_input, input.shape)
@@ -74,7 +83,7 @@ class NativeGroupNormBackward0(Op):
         channel = _channel_shape(input.ndim, C)
         out_t = None
         if input_t is not None:
-            t = formulas.reshape(input_t, (N, group, -1))
+            t = formulas.reshape(input_t, _grouped(N, group, input))
             out_t = rstd * (t - formulas.mean(t, (2,), keepdim=True)
                             - normalized * formulas.mean(t * normalized, (2,), keepdim=True))
             out_t = formulas.reshape(out_t, input.shape)
@@ -104,8 +113,16 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         if t is not None and (t.ndim != 1 or t.shape[0] != C):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
-    HxW = input.numel() // max(N * C, 1)
-    return NativeGroupNormBackward0.apply(input, weight, bias, N=N, C=C, HxW=HxW, group=num_groups, eps=eps)
+    HxW = math.prod(tuple(input.shape)[2:])
+    grouped = input._data.reshape(_grouped(N, num_groups, input))
+    xp = backend.namespace_of(grouped)
+    if grouped.size:
+        mean, rstd = grouped.mean(axis=2), 1 / xp.sqrt(grouped.var(axis=2) + eps)
+    else:  # (no values: a mean of 0 and a 1/std of nan, as PyTorch's kernel leaves them)
+        mean, rstd = xp.zeros(grouped.shape[:2]), xp.full(grouped.shape[:2], xp.nan)
+    return NativeGroupNormBackward0.apply(input, weight, bias, N=N, C=C, HxW=HxW, group=num_groups, eps=eps,
+                                          result1=Tensor._make(mean.astype(grouped.dtype, copy=False)),
+                                          result2=Tensor._make(rstd.astype(grouped.dtype, copy=False)))
 
 
 # -- rms_norm -----------------------------------------------------------------------------------

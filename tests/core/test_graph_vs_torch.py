@@ -85,6 +85,8 @@ PROGRAMS = {
     "batch_norm, training": lambda m, x, y: m.nn.functional.batch_norm(x, None, None, y[0], y[1], training=True),
     "batch_norm, evaluation": lambda m, x, y: m.nn.functional.batch_norm(x, y[0].detach(), y[1].detach().abs(),
                                                                          training=False),
+    "group_norm": lambda m, x, y: m.nn.functional.group_norm(x[None], 1, y[0, :2], y[1, :2]),
+    "group_norm of an empty batch": lambda m, x, y: m.nn.functional.group_norm(x[:0, None], 1),
     "avg_pool2d": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2),
     "avg_pool2d with a stride": lambda m, x, y: m.nn.functional.avg_pool2d(x[None], 2, stride=1, padding=1),
     "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([0, 1, 1]), x),
