@@ -196,18 +196,19 @@ class MaskedScatterBackward0(Op):
 
 class TakeBackward0(Op):
     """out = self's elements at the flat positions ``index`` (negative ones count from the end), shaped like it"""
-    saves = ("index", "self_sym_sizes")
+    saves = ("index", "self")  # (self for its shape, as PyTorch saves it)
     tensor_params = ("index",)
 
     def forward(xp, self, *, index):
         return self.reshape(-1)[index]
 
-    def d_self(grad, index, self_sym_sizes):
+    def d_self(grad, index, self):
+        sizes = tuple(self.shape)
         total = 1
-        for s in self_sym_sizes:
+        for s in sizes:
             total *= s
-        flat = formulas.call(IndexPutBackward0, formulas.zeros((total,), grad), grad, indices=index, accumulate=True)
-        return formulas.reshape(flat, tuple(self_sym_sizes))
+        flat = formulas.call(IndexPutBackward0, formulas.zeros((total,), grad), grad, indices=(index,), accumulate=True)
+        return formulas.reshape(flat, sizes)
 
     jvp = LINEAR
 

@@ -35,6 +35,10 @@ PROGRAMS = {
     "setitem, a list index": lambda m, x, y: _setitem(x * 1, [1], 0.5),
     "setitem, an index tensor": lambda m, x, y: _setitem(x * 1, m.tensor([0]), y[0]),
     "setitem, a mask": lambda m, x, y: _setitem(x * 1, y.detach() > 0, y[0, 0]),
+    "gather": lambda m, x, y: x.gather(1, m.tensor([[0], [2]])),
+    "take": lambda m, x, y: x.take(m.tensor([0, 5])),
+    "gather in scatter's gradient": lambda m, x, y: m.autograd.grad(
+        x.scatter(1, m.tensor([[0], [2]]), y.sum(1, keepdim=True) * 2), y, x * 1, create_graph=True)[0],
     "index_put": lambda m, x, y: x.index_put((m.tensor([1, 0]),), y[0], accumulate=True),
     "mm": lambda m, x, y: x.mm(y.t()),
     "mm, mat2 without grad": lambda m, x, y: x.mm(y.detach().t()),
