@@ -188,7 +188,7 @@ class SliceBackward0(Op):
         return self[(slice(None),) * dim + (slice(start, end, step),)]
 
     def d_self(grad, dim, end, self_sym_sizes, start, step):
-        return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
+        return _embed(grad, self_sym_sizes, dim, start, end, step)
 
 
 class SelectBackward0(Op):
@@ -239,17 +239,17 @@ class DiagonalBackwardBackward0(Op):
 
 
 class SliceBackwardBackward0(Op):
-    """out = zeros(sizes) with ``self`` written at a basic index (the gradient of slicing)"""
-    saves = ("index",)
+    """out = zeros(sizes) with ``self`` written at ``start:end:step`` of ``dim`` (the gradient of slicing)"""
+    saves = ("dim", "end", "start", "step")
     jvp = LINEAR
 
-    def forward(xp, self, *, sizes, index):
+    def forward(xp, self, *, sizes, dim, start, end, step):
         out = xp.zeros(sizes, dtype=self.dtype)
-        out[index] = self
+        out[(slice(None),) * dim + (slice(start, end, step),)] = self
         return out
 
-    def d_self(grad, index):
-        return grad[index]
+    def d_self(grad, dim, end, start, step):
+        return formulas.call(SliceBackward0, grad, dim=dim, start=start, end=end, step=step)
 
 
 class SelectBackwardBackward0(Op):
@@ -266,9 +266,9 @@ class SelectBackwardBackward0(Op):
         return formulas.call(SelectBackward0, grad, dim=dim, index=index)
 
 
-def _embed(grad, sizes, index):
-    """zeros(sizes) with ``grad`` written at the basic index ``index``: a slice's or a select's gradient."""
-    return formulas.call(SliceBackwardBackward0, grad, sizes=tuple(sizes), index=index)
+def _embed(grad, sizes, dim: int, start: int, end: int, step: int = 1):
+    """zeros(sizes) with ``grad`` written at ``start:end:step`` of ``dim``: a slice's gradient."""
+    return formulas.call(SliceBackwardBackward0, grad, sizes=tuple(sizes), dim=dim, start=start, end=end, step=step)
 
 
 # -- front-end functions ------------------------------------------------------------------------

@@ -88,7 +88,7 @@ class NarrowCopyBackward0(Op):
         return self[(slice(None),) * dim + (slice(start, start + length),)].copy()
 
     def d_self(grad, dim, length, self_sym_sizes, start):
-        return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, start + length),))
+        return _embed(grad, self_sym_sizes, dim, start, start + length)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801  (PyTorch's name for the node of diagonal_copy)
