@@ -38,6 +38,7 @@ PROGRAMS = {
     "setitem, a list index": lambda m, x, y: _setitem(x * 1, [1], 0.5),
     "setitem, an index tensor": lambda m, x, y: _setitem(x * 1, m.tensor([0]), y[0]),
     "setitem, a mask": lambda m, x, y: _setitem(x * 1, y.detach() > 0, y[0, 0]),
+    "kron": lambda m, x, y: m.kron(x, y[:1]),
     "gather": lambda m, x, y: x.gather(1, m.tensor([[0], [2]])),
     "take": lambda m, x, y: x.take(m.tensor([0, 5])),
     "gather in scatter's gradient": lambda m, x, y: m.autograd.grad(
