@@ -28,7 +28,8 @@ each gradient down to its input's shape, in one place.
 (kept without a reference cycle: ``result`` for an op's one output, or the names in ``outputs``, PyTorch's, for
 an op that returns several, as ``outputs = ("Q", "R")``), ``<input>_sym_sizes`` / ``_sym_strides`` / ``_sym_numel``
 (an input's shape, strides in elements, element count), ``<input>_sym_argsize_minus_<k>`` (its size ``k``-th from
-the end), ``<input>_sym_argsize_<k>`` (its size ``k``), or keyword parameters of ``forward``. An input
+the end), ``<input>_sym_argsize_<k>`` (its size ``k``), ``<input>_dim`` (its number of dims), or keyword
+parameters of ``forward``. An input
 is saved only if a derivative that reads it will run: ``a * 3`` with ``a`` requiring grad does not keep
 ``a``, as in PyTorch. Keyword
 parameters named in ``tensor_params`` (a loss's ``target``, an ``index``, a ``mask``: tensors no
@@ -320,12 +321,14 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
         return (name, "argsize", (cls._inputs.index(base), -int(what[14:])), None)
     if what.startswith("argsize_") and what[8:].isdigit() and base in cls._inputs:  # one size, from the start
         return (name, "argsize", (cls._inputs.index(base), int(what[8:])), None)
+    if name.endswith("_dim") and name[:-4] in cls._inputs:  # an input's number of dims
+        return (name, "ndim", cls._inputs.index(name[:-4]), None)
     if name in cls.tensor_params:  # (like an input: kept only if a derivative that will run reads it)
         return (name, "tensor_param", name, readers)
     if name in keywords:
         return (name, "param", name, None)
     raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, an output (outputs: "
-                    f"{cls.outputs}), an input's _sym_sizes/_sym_strides/_sym_numel/_sym_argsize_[minus_]<k> nor a keyword "
+                    f"{cls.outputs}), an input's _sym_sizes/_sym_strides/_sym_numel/_sym_argsize_[minus_]<k>/_dim nor a keyword "
                     "parameter of forward")
 
 
@@ -411,6 +414,8 @@ def _saved_for(cls, edges, inputs, outputs, params) -> tuple:
             value = int(inputs[key]._data.size)
         elif kind == "argsize":
             value = int(inputs[key[0]]._data.shape[key[1]])
+        elif kind == "ndim":
+            value = inputs[key]._data.ndim
         else:  # a keyword parameter (its default if the call left it out); a tensor one as a record
             value = params[key] if key in params else cls._keyword_defaults[key]
             if kind == "tensor_param":

@@ -122,7 +122,7 @@ def _filled(grad, dim: int, index):
 
 class IndexAddBackward0(Op):
     """out = self with ``alpha * source`` added to the slices at ``index`` along ``dim`` (repeats accumulate)"""
-    saves = ("alpha", "dim", "index")
+    saves = ("alpha", "dim", "index", "source", "source_dim")
     tensor_params = ("index",)
 
     def forward(xp, self, source, *, dim, index, alpha):
@@ -135,8 +135,8 @@ class IndexAddBackward0(Op):
     def d_self(grad):
         return grad
 
-    def d_source(grad, alpha, dim, index):
-        picked = formulas.call(IndexSelectBackward0, grad, dim=dim, index=index)
+    def d_source(grad, alpha, dim, index, source):
+        picked = formulas.reshape(formulas.call(IndexSelectBackward0, grad, dim=dim, index=index), tuple(source.shape))
         return picked if alpha == 1 else picked * alpha
 
     jvp = LINEAR
@@ -144,7 +144,7 @@ class IndexAddBackward0(Op):
 
 class IndexCopyBackward0(Op):
     """out = self with the slices at ``index`` along ``dim`` replaced by those of ``source``"""
-    saves = ("dim", "index")
+    saves = ("dim", "index", "source", "source_dim")
     tensor_params = ("index",)
 
     def forward(xp, self, source, *, dim, index):
@@ -156,8 +156,8 @@ class IndexCopyBackward0(Op):
     def d_self(grad, dim, index):
         return formulas.call(IndexFillBackward0, grad, dim=dim, index=index, value=0)
 
-    def d_source(grad, dim, index):
-        return formulas.call(IndexSelectBackward0, grad, dim=dim, index=index)
+    def d_source(grad, dim, index, source):
+        return formulas.reshape(formulas.call(IndexSelectBackward0, grad, dim=dim, index=index), tuple(source.shape))
 
     jvp = LINEAR
 
