@@ -99,15 +99,15 @@ class SumBackward0(Op):
 
 
 class SumBackward1(Op):
-    """out = sum over dims"""
+    """out = sum over dims (``dim`` (): every dim, as PyTorch saves ``x.sum(())``)"""
     saves = ("dim", "keepdim", "self_sym_sizes")
 
     def forward(xp, self, *, dim, keepdim, dtype=None):
         self = _cast(self, dtype)
-        return _asarray(xp, xp.sum(self, axis=dim, keepdims=keepdim, dtype=self.dtype), self)  # (int32 stays int32)
+        return _asarray(xp, xp.sum(self, axis=dim or None, keepdims=keepdim, dtype=self.dtype), self)  # (int32 stays)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
-        return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
+        return formulas.expand(_restore(grad, self_sym_sizes, dim or None, keepdim), self_sym_sizes)
 
     jvp = LINEAR
 
@@ -129,14 +129,15 @@ class MeanBackward0(Op):
 
 
 class MeanBackward1(Op):
-    """out = mean over dims"""
+    """out = mean over dims (``dim`` (): every dim, as PyTorch saves ``x.mean(())``)"""
     saves = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     def forward(xp, self, *, dim, keepdim, dtype=None):
-        return formulas.mean(_cast(self, dtype), dim, keepdim)
+        return formulas.mean(_cast(self, dtype), dim or None, keepdim)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
-        return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
+        dims = dim or None
+        return formulas.expand(_restore(grad, self_sym_sizes, dims, keepdim), self_sym_sizes) / _count(self_sym_sizes, dims)
 
     jvp = LINEAR
 
@@ -328,11 +329,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 
     input, cast = _with_dtype(input, dtype)
     if dtype is None and (input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8)):
         input = input.to(backend.int64)  # PyTorch sums bool and small ints as int64
-    if dim is None or dim == ():  # every dim (PyTorch reads an empty tuple so too)
-        if not keepdim:
-            return SumBackward0.apply(input, dtype=cast)
-        dim = None
-    return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim, dtype=cast)
+    if dim is None and not keepdim:
+        return SumBackward0.apply(input, dtype=cast)
+    dims = () if dim is None or dim == () else _dims(dim, input.ndim, "sum")  # (): every dim, as PyTorch reads it
+    return SumBackward1.apply(input, dim=dims, keepdim=keepdim, dtype=cast)
 
 
 @checked
@@ -346,11 +346,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {input.dtype._legacy_name.replace('Tensor', '')}. [autograd_lab] convert first: t.float().mean()"
         )
-    if dim is None or dim == ():
-        if not keepdim:
-            return MeanBackward0.apply(input, dtype=cast)
-        dim = None
-    return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim, dtype=cast)
+    if dim is None and not keepdim:
+        return MeanBackward0.apply(input, dtype=cast)
+    dims = () if dim is None or dim == () else _dims(dim, input.ndim, "mean")  # (): every dim, as PyTorch reads it
+    return MeanBackward1.apply(input, dim=dims, keepdim=keepdim, dtype=cast)
 
 
 @checked

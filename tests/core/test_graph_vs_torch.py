@@ -82,6 +82,8 @@ PROGRAMS = {
     "sum(dim, dtype)": lambda m, x, y: x.sum(1, dtype=m.float32),
     "mean(dtype)": lambda m, x, y: x.mean(dtype=m.float32),
     "prod(dim, dtype)": lambda m, x, y: x.prod(1, dtype=m.float32),
+    "sum(())": lambda m, x, y: x.sum(()),
+    "mean((), keepdim)": lambda m, x, y: x.mean((), keepdim=True),
     "amax()": lambda m, x, y: x.amax(),
     "amin(dim)": lambda m, x, y: x.amin(1, keepdim=True),
     "nll_loss": lambda m, x, y: m.nn.functional.nll_loss(x, m.tensor([0, 2])),
