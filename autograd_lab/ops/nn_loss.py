@@ -16,6 +16,7 @@ from ..tensor import Tensor
 from . import formulas
 from ._args import checked
 from ._op import LINEAR, Op
+from .by_scalar import DivBackward1, MulBackward1
 from .nn import _channel_view, log_softmax
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -219,16 +220,16 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         terms = log_probs * target if weight_view is None else log_probs * target * weight_view
-        loss = -terms.sum(class_dim)
         if reduction == "none":
-            return loss
-        return loss.sum() if reduction == "sum" else loss.sum() / (input.numel() / n_classes)
+            return -terms.sum(class_dim)
+        loss = -terms.sum()  # (PyTorch's order: the sum, its negative, then the mean over the samples)
+        return loss if reduction == "sum" else DivBackward1.apply(loss, other=input.numel() // n_classes)
     nll = nll_loss(log_probs, target, weight, ignore_index, reduction)
     if label_smoothing == 0:
         return nll
     smooth = -(log_probs if weight_view is None else log_probs * weight_view).sum(class_dim)
+    smooth = smooth.masked_fill(target == ignore_index, 0.0)
     kept = target != ignore_index
-    smooth = smooth * kept
     if reduction == "mean":
         if weight is None:
             smooth = smooth.sum() / kept.sum()
@@ -237,7 +238,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
             smooth = smooth.sum() / float(weight._data[xp.where(kept._data, target._data, 0)][kept._data].sum())
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+    return MulBackward1.apply(nll, other=1 - label_smoothing) + MulBackward1.apply(smooth, other=label_smoothing / n_classes)
 
 
 # -- regression losses -------------------------------------------------------------------------

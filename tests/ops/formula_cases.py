@@ -9,7 +9,8 @@ import numpy as np
 
 import autograd_lab as al
 from autograd_lab.ops._op import Op
-from autograd_lab.ops.attention import MulBackward1, _safe_softmax
+from autograd_lab.ops.attention import _safe_softmax
+from autograd_lab.ops.by_scalar import DivBackward1, MulBackward1
 from autograd_lab.ops.nn_norm_more import AddBackward1
 from autograd_lab.ops.pointwise_more import SpecialI1Backward0
 from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
@@ -215,6 +216,7 @@ CASES = {
     "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, 0)]),
     "SafeSoftmaxBackward0": (SHAPED, "any", [lambda a: _safe_softmax(a, -1), _masked_safe_softmax]),
     "MulBackward1": (UNARY, "any", [lambda a: MulBackward1.apply(a, other=0.75)]),
+    "DivBackward1": (UNARY, "any", [lambda a: DivBackward1.apply(a, other=0.75)]),
     "AddBackward1": (UNARY, "any", [lambda a: AddBackward1.apply(a, other=0.75)]),
     "NativeGroupNormBackward0": (UNARY, "any", [_group_norm, lambda a: F.group_norm(_leaf_picture(a), 1)]),
     "PreluKernelBackward0": (SHAPED, "any", [_prelu, lambda a: F.prelu(a, a.reshape(-1)[:1] * 0.5)]),
