@@ -152,6 +152,8 @@ class Node:
 
     # Names of what ``_saved`` holds, in order (set per subclass).
     saves: tuple[str, ...] = ()
+    # Those of them that PyTorch's node keeps out of sight (no ``_saved_<name>`` attribute there): none here either.
+    hidden_saves: tuple[str, ...] = ()
     # Whether the engine calls ``_backward`` even when none of the node's outputs received a gradient
     # (custom Functions: their backward then sees zeros or Nones, as in PyTorch).
     runs_without_grads = False
@@ -217,6 +219,8 @@ class Node:
         ``next_functions`` and ``_saved`` included, take a slower path in the interpreter.)"""
         super().__init_subclass__(**kwargs)
         for index, name in enumerate(cls.saves):
+            if name in cls.hidden_saves:
+                continue
             for attr, raw in (("_saved_" + name, False), ("_raw_saved_" + name, True)):
                 if attr not in cls.__dict__:  # (a subclass's own definition wins)
                     setattr(cls, attr, _SavedAttribute(name, index, raw))
@@ -226,9 +230,10 @@ class Node:
         # for each name, ``_raw_saved_<name>`` for each saved tensor (as PyTorch's nodes list them)
         listed = super().__dir__()
         names = {n for n in listed if not isinstance(getattr(type(self), n, None), _SavedAttribute)}
-        saves = type(self).saves
-        return sorted(names | {"_saved_" + name for name in saves}
-                      | {"_raw_saved_" + n for n, v in zip(saves, self._saved) if isinstance(v, SavedTensor)})
+        saves, hidden = type(self).saves, type(self).hidden_saves
+        return sorted(names | {"_saved_" + n for n in saves if n not in hidden}
+                      | {"_raw_saved_" + n for n, v in zip(saves, self._saved)
+                         if isinstance(v, SavedTensor) and n not in hidden})
 
     def _get_saved(self, index: int, raw: bool = False):
         value = self._saved[index]

@@ -28,7 +28,8 @@ each gradient down to its input's shape, in one place.
 (kept without a reference cycle: ``result`` for an op's one output, or the names in ``outputs``, PyTorch's, for
 an op that returns several, as ``outputs = ("Q", "R")``), ``<input>_sym_sizes`` / ``_sym_strides`` / ``_sym_numel``
 (an input's shape, strides in elements, element count), ``<input>_sym_argsize_minus_<k>`` (its size ``k``-th from
-the end), or keyword parameters of ``forward``. An input
+the end), ``<input>_sym_argsize_<k>`` (its size ``k``), ``<input>_dim`` (its number of dims), or keyword
+parameters of ``forward``. An input
 is saved only if a derivative that reads it will run: ``a * 3`` with ``a`` requiring grad does not keep
 ``a``, as in PyTorch. Keyword
 parameters named in ``tensor_params`` (a loss's ``target``, an ``index``, a ``mask``: tensors no
@@ -224,14 +225,23 @@ class Op(Node):
                 raise RuntimeError(FREED_MESSAGE)
             return Tensor._make(backend.np.asarray(value))
         if kind == "tensor_param" and value.__class__ is tuple:  # an index key: its tensors, None for a whole dim
-            return tuple(v.unpack(self) if v.__class__ is SavedTensor else None if v == slice(None) else v
-                         for v in value)
+            return tuple(_presented_index_item(self, v) for v in value)
         if name == "reduction" and value in _REDUCTION_ENUM:
             return _REDUCTION_ENUM[value]  # a loss's reduction reads as PyTorch's enum value
         return value
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _presented_index_item(node, item):
+    """An item of a saved index key as PyTorch shows it: a tensor (a list index is one, made when indexing), None
+    for a whole dim."""
+    if item.__class__ is SavedTensor:
+        return item.unpack(node)
+    if hasattr(item, "dtype"):
+        return Tensor._make(item)
+    return None if item == slice(None) else item
 
 
 # -- reading an op's definition (once, when its class is created) ----------------------------------
@@ -309,12 +319,16 @@ def _plan_entry(cls, name: str, keywords: dict, reads: list) -> tuple:
         return (name, what, cls._inputs.index(base), None)
     if what.startswith("argsize_minus_") and what[14:].isdigit() and base in cls._inputs:  # one size, from the end
         return (name, "argsize", (cls._inputs.index(base), -int(what[14:])), None)
+    if what.startswith("argsize_") and what[8:].isdigit() and base in cls._inputs:  # one size, from the start
+        return (name, "argsize", (cls._inputs.index(base), int(what[8:])), None)
+    if name.endswith("_dim") and name[:-4] in cls._inputs:  # an input's number of dims
+        return (name, "ndim", cls._inputs.index(name[:-4]), None)
     if name in cls.tensor_params:  # (like an input: kept only if a derivative that will run reads it)
         return (name, "tensor_param", name, readers)
     if name in keywords:
         return (name, "param", name, None)
     raise TypeError(f"{cls.__name__}.saves names '{name}', which is neither an input, an output (outputs: "
-                    f"{cls.outputs}), an input's _sym_sizes/_sym_strides/_sym_numel/_sym_argsize_minus_<k> nor a keyword "
+                    f"{cls.outputs}), an input's _sym_sizes/_sym_strides/_sym_numel/_sym_argsize_[minus_]<k>/_dim nor a keyword "
                     "parameter of forward")
 
 
@@ -393,13 +407,15 @@ def _saved_for(cls, edges, inputs, outputs, params) -> tuple:
             value = SavedTensor(outputs[key], True, name)
         elif kind == "sizes":
             value = tuple(inputs[key]._data.shape)
-        elif kind == "strides":  # in elements, as PyTorch counts them
+        elif kind == "strides":  # in elements, as PyTorch counts them; () for an input that gets no gradient
             data = inputs[key]._data
-            value = tuple(step // data.itemsize for step in data.strides)
+            value = tuple(step // data.itemsize for step in data.strides) if edges[key][0] is not None else ()
         elif kind == "numel":
             value = int(inputs[key]._data.size)
         elif kind == "argsize":
             value = int(inputs[key[0]]._data.shape[key[1]])
+        elif kind == "ndim":
+            value = inputs[key]._data.ndim
         else:  # a keyword parameter (its default if the call left it out); a tensor one as a record
             value = params[key] if key in params else cls._keyword_defaults[key]
             if kind == "tensor_param":

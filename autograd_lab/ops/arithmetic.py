@@ -243,16 +243,33 @@ class PowBackward2(Op):
     f_exponent = d_exponent  # element-wise: the forward derivative is the backward one
 
 
+def _float_remainder(xp, self, other):
+    """Python's ``%`` on arrays: ``self - floor(self / other) * other``, the sign of ``other``."""
+    if xp.result_type(self, other).kind != "f":
+        return xp.remainder(self, other)
+    mod = xp.fmod(self, other)  # PyTorch's float remainder: a zero result keeps the dividend's sign
+    return xp.where((mod != 0) & ((other < 0) != (mod < 0)), mod + other, mod)
+
+
 class RemainderBackward0(Op):
-    """out = self - floor(self / other) * other (Python's %)"""
+    """out = self % other, other a number (Python's %: the sign of other)"""
+
+    def forward(xp, self, *, other):
+        return _float_remainder(xp, self, other)
+
+    def d_self(grad):
+        return grad
+
+    f_self = d_self  # element-wise: the forward derivative is the backward one
+
+
+class RemainderBackward1(Op):
+    """out = self - floor(self / other) * other, both tensors (Python's %)"""
     saves = ("self", "other")
     promotes = True
 
     def forward(xp, self, other):
-        if xp.result_type(self, other).kind != "f":
-            return xp.remainder(self, other)
-        mod = xp.fmod(self, other)  # PyTorch's float remainder: a zero result keeps the dividend's sign
-        return xp.where((mod != 0) & ((other < 0) != (mod < 0)), mod + other, mod)
+        return _float_remainder(xp, self, other)
 
     def d_self(grad):
         return grad
@@ -442,7 +459,11 @@ def remainder(input, other):
     target = backend.result_type(input, other)
     if not target.is_floating_point:
         _check_integer_divisor("remainder", target, input, other)
-    return RemainderBackward0.apply(input, other)
+    if isinstance(other, Tensor):
+        return RemainderBackward1.apply(input, other)
+    if input.dtype != target:  # (an integer tensor and a float: the result is of the default float dtype)
+        input = input.to(target)
+    return RemainderBackward0.apply(input, other=other)
 
 
 def fmod(input, other):

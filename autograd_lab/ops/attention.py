@@ -25,6 +25,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
 from ._op import Op
+from .by_scalar import MulBackward1
 from .dropout import dropout
 
 __all__ = ["scaled_dot_product_attention"]
@@ -54,20 +55,6 @@ class SafeSoftmaxBackward0(Op):
 
     def d_self(grad, dim, result):  # (softmax's: a zero line of the result gives a zero gradient)
         return result * (grad - formulas.sum(grad * result, dim, keepdim=True))
-
-    f_self = d_self
-
-
-class MulBackward1(Op):
-    """out = x * other, ``other`` a number (what PyTorch records when its C++ code multiplies by a Scalar, as
-    its attention does; a Python ``x * 0.5`` records ``MulBackward0``)"""
-    saves = ("other",)
-
-    def forward(xp, self, *, other):
-        return self * other
-
-    def d_self(grad, other):
-        return grad * other
 
     f_self = d_self
 

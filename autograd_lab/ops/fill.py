@@ -204,7 +204,7 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
                            "values first, e.g. values.to(input.dtype)")
     if values.dtype != input.dtype:  # (PyTorch fills the mask with the one value, converted)
         values = values.to(input.dtype)
-    return IndexPutBackward0.apply(input, values, indices=key[0] if len(key) == 1 else key, accumulate=accumulate)
+    return IndexPutBackward0.apply(input, values, indices=key, accumulate=accumulate)
 
 
 def _fills_mask(key, values, accumulate) -> bool:

@@ -244,7 +244,7 @@ def mean(x, dims=None, keepdim: bool = False):
     return xp.asarray(total / count).astype(x.dtype, copy=False)
 
 
-def var(x, dims, correction: int = 1, keepdim: bool = False):
+def var(x, dims, correction: int | None = 1, keepdim: bool = False):
     """The variance over ``dims`` (``correction=0``: the biased one): ``sum((x - mean)^2) / max(N - correction,
     0)``, as NumPy's ``var`` computes it, silent where no degree of freedom is left (the caller warns).
 
@@ -254,6 +254,7 @@ def var(x, dims, correction: int = 1, keepdim: bool = False):
     if isinstance(x, Tensor):
         return x.var(dims, correction=correction, keepdim=keepdim)
     xp = _xp(x)
+    correction = 1 if correction is None else correction  # (PyTorch's default, recorded as None)
     reduced = {d % x.ndim for d in (range(x.ndim) if dims is None else (dims,) if isinstance(dims, int) else dims)}
     if x.ndim and builtins.all(x.shape[d] for d in reduced):
         x = x - x[tuple(slice(0, 1) if d in reduced else slice(None) for d in range(x.ndim))]

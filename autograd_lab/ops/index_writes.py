@@ -122,7 +122,7 @@ def _filled(grad, dim: int, index):
 
 class IndexAddBackward0(Op):
     """out = self with ``alpha * source`` added to the slices at ``index`` along ``dim`` (repeats accumulate)"""
-    saves = ("alpha", "dim", "index")
+    saves = ("alpha", "dim", "index", "source", "source_dim")
     tensor_params = ("index",)
 
     def forward(xp, self, source, *, dim, index, alpha):
@@ -135,8 +135,8 @@ class IndexAddBackward0(Op):
     def d_self(grad):
         return grad
 
-    def d_source(grad, alpha, dim, index):
-        picked = formulas.call(IndexSelectBackward0, grad, dim=dim, index=index)
+    def d_source(grad, alpha, dim, index, source):
+        picked = formulas.reshape(formulas.call(IndexSelectBackward0, grad, dim=dim, index=index), tuple(source.shape))
         return picked if alpha == 1 else picked * alpha
 
     jvp = LINEAR
@@ -144,7 +144,7 @@ class IndexAddBackward0(Op):
 
 class IndexCopyBackward0(Op):
     """out = self with the slices at ``index`` along ``dim`` replaced by those of ``source``"""
-    saves = ("dim", "index")
+    saves = ("dim", "index", "source", "source_dim")
     tensor_params = ("index",)
 
     def forward(xp, self, source, *, dim, index):
@@ -156,8 +156,8 @@ class IndexCopyBackward0(Op):
     def d_self(grad, dim, index):
         return formulas.call(IndexFillBackward0, grad, dim=dim, index=index, value=0)
 
-    def d_source(grad, dim, index):
-        return formulas.call(IndexSelectBackward0, grad, dim=dim, index=index)
+    def d_source(grad, dim, index, source):
+        return formulas.reshape(formulas.call(IndexSelectBackward0, grad, dim=dim, index=index), tuple(source.shape))
 
     jvp = LINEAR
 
@@ -196,18 +196,19 @@ class MaskedScatterBackward0(Op):
 
 class TakeBackward0(Op):
     """out = self's elements at the flat positions ``index`` (negative ones count from the end), shaped like it"""
-    saves = ("index", "self_sym_sizes")
+    saves = ("index", "self")  # (self for its shape, as PyTorch saves it)
     tensor_params = ("index",)
 
     def forward(xp, self, *, index):
         return self.reshape(-1)[index]
 
-    def d_self(grad, index, self_sym_sizes):
+    def d_self(grad, index, self):
+        sizes = tuple(self.shape)
         total = 1
-        for s in self_sym_sizes:
+        for s in sizes:
             total *= s
-        flat = formulas.call(IndexPutBackward0, formulas.zeros((total,), grad), grad, indices=index, accumulate=True)
-        return formulas.reshape(flat, tuple(self_sym_sizes))
+        flat = formulas.call(IndexPutBackward0, formulas.zeros((total,), grad), grad, indices=(index,), accumulate=True)
+        return formulas.reshape(flat, sizes)
 
     jvp = LINEAR
 

@@ -8,6 +8,8 @@ scatters back with accumulation, so an index repeated k times receives k gradien
 
 from __future__ import annotations
 
+import operator
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
@@ -45,6 +47,7 @@ class IndexBackwardBackward0(Op):
     jvp = LINEAR
 
 
+_NO_END = 2 ** 63 - 1  # the end PyTorch records for a slice written without one (x[1:])
 _VALID_INDICES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
 
 
@@ -152,7 +155,10 @@ def _sliced(out: Tensor, dim: int, item: slice, size: int, bare_slice: bool) -> 
         raise ValueError("step must be greater than zero")
     if (start, stop, step) == (0, size, 1) and not bare_slice:
         return out
-    return SliceBackward0.apply(out, dim=dim, start=start, end=max(stop, start), step=step)
+    # (start and end saved as written, as PyTorch saves them: no start is 0, no end 2**63 - 1)
+    start = 0 if item.start is None else operator.index(item.start)
+    end = _NO_END if item.stop is None else operator.index(item.stop)
+    return SliceBackward0.apply(out, dim=dim, start=start, end=end, step=step)
 
 
 def getitem(tensor: Tensor, key):

@@ -45,6 +45,7 @@ def _row_major(xp, out):
 class CatBackward0(Op):
     """out = inputs joined along ``dim``"""
     saves = ("dim", "sizes")
+    hidden_saves = ("sizes",)  # (PyTorch keeps it out of sight too)
 
     def forward(xp, *tensors, dim, sizes):
         return _row_major(xp, xp.concatenate([t for t, n in zip(tensors, sizes) if n is not None], axis=dim))

@@ -28,6 +28,7 @@ from .shape import SliceBackward0, _sizes, expand, reshape, unsqueeze, view
 class BlockDiagBackward0(Op):
     """out = the inputs (each seen as a matrix: 0-d as 1x1, 1-d as one row) along the diagonal of a zero matrix"""
     saves = ("shapes",)
+    hidden_saves = ("shapes",)  # (PyTorch keeps it out of sight too)
 
     def forward(xp, *tensors, shapes):
         blocks = [t.reshape(_as_matrix(s)) for t, s in zip(tensors, shapes)]

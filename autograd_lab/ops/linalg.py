@@ -39,7 +39,7 @@ def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides):
 
 class MmBackward0(Op):
     """out = self @ mat2 (2-D by 2-D)"""
-    saves = ("mat2", "mat2_sym_sizes", "mat2_sym_strides", "self")
+    saves = ("mat2", "mat2_sym_sizes", "mat2_sym_strides", "self", "self_sym_sizes", "self_sym_strides")
 
     def forward(xp, self, mat2):
         return matrix_product(self, mat2)
@@ -202,7 +202,9 @@ def matmul(input, other, *, out=None):
     if a == 2 and b == 1:
         return mv(input, other)
     if a == 1 and b == 2:
-        return SqueezeBackward4.apply(mm(input.unsqueeze(0), other), dim=(0,))
+        out = SqueezeBackward4.apply(mm(input.unsqueeze(0), other), dim=0)
+        out._vc.bump("squeeze_")  # (PyTorch squeezes its product in place: the result is at version 1)
+        return out
     if a == 2 and b == 2:
         return mm(input, other)
     if b <= 2 and _folds_into_rows(input, other):  # the batch folded into rows: (..., n, k) @ (k, m) is one mm (mv

@@ -71,7 +71,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return _sum(input, dim, keepdim, dtype=dtype)
     if dtype is not None:
         input = input.to(dtype)
-    return NansumBackward0.apply(input, dim=_dims(None if dim == () else dim, input.ndim, "nansum"), keepdim=keepdim)
+    dims = None if dim is None or dim in ((), []) else _dims(dim, input.ndim, "nansum")  # (None: all, as PyTorch saves)
+    return NansumBackward0.apply(input, dim=dims, keepdim=keepdim)
 
 
 @checked

@@ -160,7 +160,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 # -- linear ------------------------------------------------------------------------------------
 class AddmmBackward0(Op):
     """out = beta * self + alpha * (mat1 @ mat2); ``self`` broadcasts (a bias row)"""
-    saves = ("alpha", "beta", "mat1", "mat2", "mat2_sym_sizes", "mat2_sym_strides")
+    saves = ("alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2", "mat2_sym_sizes", "mat2_sym_strides")
 
     def forward(xp, self, mat1, mat2, *, beta, alpha):
         product = matrix_product(mat1, mat2)  # (2-D by 2-D: addmm checks)
@@ -238,15 +238,15 @@ def _rows(input: Tensor) -> int:
 
 # -- embedding ---------------------------------------------------------------------------------
 class EmbeddingBackward0(Op):
-    """out = weight[indices]: one row of the table per index"""
-    saves = ("indices", "padding_idx", "scale_grad_by_freq", "weight_sym_sizes")
+    """out = weight[indices]: one row of the table per index (``padding_idx`` -1 for none, as PyTorch keeps it)"""
+    saves = ("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0")
     tensor_params = ("indices",)  # saved version-checked, as PyTorch does
 
-    def forward(xp, weight, *, indices, padding_idx, scale_grad_by_freq):
+    def forward(xp, weight, *, indices, padding_idx, scale_grad_by_freq, sparse=False):
         return weight[indices]
 
-    def d_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_sizes):
-        return formulas.call(EmbeddingDenseBackwardBackward0, grad, indices=indices, num_weights=weight_sym_sizes[0],
+    def d_weight(grad, indices, padding_idx, scale_grad_by_freq, weight_sym_argsize_0):
+        return formulas.call(EmbeddingDenseBackwardBackward0, grad, indices=indices, num_weights=weight_sym_argsize_0,
                              padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
     jvp = LINEAR  # the tangent's rows at the indices
@@ -257,14 +257,14 @@ def _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, dtype)
     scale = xp.ones(indices.shape, dtype=dtype)
     if scale_grad_by_freq:
         scale = scale / xp.bincount(indices.reshape(-1), minlength=num_weights)[indices]
-    if padding_idx is not None:
+    if padding_idx >= 0:
         scale = xp.where(indices == padding_idx, 0, scale)
     return scale.astype(dtype, copy=False)[..., None]
 
 
 def _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
     """zeros(num_weights, dim) with each gradient row (scaled by ``_row_scale``) added at its index."""
-    if scale_grad_by_freq or padding_idx is not None:
+    if scale_grad_by_freq or padding_idx >= 0:
         grad = grad * _row_scale(xp, indices, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
     out = xp.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)  # (every scale 1: the rows as they are)
     xp.add.at(out, indices.reshape(-1), grad.reshape(-1, grad.shape[-1]))  # repeated indices accumulate
@@ -274,6 +274,7 @@ def _embedding_grad(xp, grad, indices, num_weights, padding_idx, scale_grad_by_f
 class EmbeddingDenseBackwardBackward0(Op):
     """out = zeros(num_weights, dim) with each gradient row added at its index (repeats accumulate)"""
     saves = ("indices", "padding_idx", "scale_grad_by_freq")
+    hidden_saves = ("scale_grad_by_freq",)  # (PyTorch's node has no such attribute: its double backward ignores it)
     tensor_params = ("indices",)
 
     def forward(xp, grad, *, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -305,10 +306,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         raise NotImplementedError("embedding: sparse=True [autograd_lab] sparse gradients are not supported: use "
                                   "sparse=False (a dense gradient with the same values)")
     num = weight.shape[0]
-    if padding_idx is not None:
-        if not -num <= padding_idx < num:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        padding_idx = padding_idx % num
+    if padding_idx is not None and not -num <= padding_idx < num:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    padding_idx = -1 if padding_idx is None else padding_idx % num  # (-1: none)
     data = input._data
     if data.size and (data.min() < 0 or data.max() >= num):
         raise IndexError(f"index out of range in self [autograd_lab] embedding: indices must be in [0, {num - 1}], "
@@ -344,20 +344,20 @@ class NativeBatchNormBackward0(Op):
     them: changing them in place between the forward and the backward is an error. Training updates them
     the way PyTorch's kernel does, writing into their memory without bumping their versions (see
     ``batch_norm``), so two training forwards before one backward stay valid.
+    In training, ``result1`` and ``result2`` are the batch's mean and 1/sqrt(var + eps) per channel, saved as
+    PyTorch saves its second and third outputs (empty in evaluation); the derivatives compute them again from the
+    input, so that they are differentiable.
     """
-    saves = ("eps", "input", "running_mean", "running_var", "training", "weight")
-    tensor_params = ("running_mean", "running_var")
+    saves = ("eps", "input", "result1", "result2", "running_mean", "running_var", "training", "weight")
+    tensor_params = ("result1", "result2", "running_mean", "running_var")
 
-    def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps):
-        dims = (0,) + tuple(range(2, input.ndim))
+    def forward(xp, input, weight, bias, *, training, running_mean, running_var, eps, result1, result2):
         shape = (1, -1) + (1,) * (input.ndim - 2)
         x = formulas.opmath(input)
         if training:
-            mean = formulas.mean(x, dims, keepdim=True)
-            var = formulas.var(x, dims, correction=0, keepdim=True)
+            out = (x - result1.reshape(shape)) * result2.reshape(shape)
         else:
-            mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-        out = (x - mean) / xp.sqrt(var + eps)
+            out = (x - running_mean.reshape(shape)) / xp.sqrt(running_var.reshape(shape) + eps)
         if weight is not None:
             out = out * weight.reshape(shape)
         if bias is not None:
@@ -431,8 +431,22 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     check_norm_dtypes(input, (weight, bias, running_mean, running_var))
     if training and running_mean is not None and input.numel():
         _update_running_stats(input, running_mean, running_var, momentum)
+    mean, invstd = _batch_statistics(input._data, training, eps)
     return NativeBatchNormBackward0.apply(input, weight, bias, training=training, running_mean=running_mean,
-                                          running_var=running_var, eps=eps)
+                                          running_var=running_var, eps=eps, result1=mean, result2=invstd)
+
+
+def _batch_statistics(data, training: bool, eps: float) -> tuple:
+    """``(mean, 1/sqrt(biased var + eps))`` per channel of a training batch (0 and 1 for an empty one), as tensors;
+    empty ones in evaluation, as PyTorch's batch norm returns them."""
+    xp = backend.namespace_of(data)
+    data = formulas.opmath(data)  # (float16 in float32, as PyTorch's kernel: the forward reads them in that dtype)
+    channels = data.shape[1] if training else 0
+    if not training or not data.size:
+        return Tensor._make(xp.zeros(channels, dtype=data.dtype)), Tensor._make(xp.ones(channels, dtype=data.dtype))
+    dims = (0,) + tuple(range(2, data.ndim))
+    invstd = 1 / xp.sqrt(formulas.var(data, dims, correction=0) + eps)
+    return Tensor._make(formulas.mean(data, dims)), Tensor._make(invstd.astype(data.dtype, copy=False))
 
 
 def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor | None, momentum: float) -> None:

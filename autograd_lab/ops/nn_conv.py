@@ -130,7 +130,8 @@ def _transposed_size(size, kernel, stride, padding, dilation, output_padding) ->
 def _bilinear(xp, x, weight, transposed, stride, padding, dilation, output_padding, groups):
     """The convolution ``ConvolutionBackward0`` records, without its bias: ``_conv``, or, ``transposed``, the
     gradient of ``_conv`` with respect to its input taken as a map of its own (``x`` plays the output gradient;
-    ``weight`` is then (C_in, C_out/groups, kH, kW))."""
+    ``weight`` is then (C_in, C_out/groups, kH, kW)). ``padding``: one per spatial dim, on both sides (PyTorch's)."""
+    padding = _both_sides(padding)
     if not transposed:
         return _conv(xp, x, weight, stride, padding, dilation, groups)
     size = _transposed_size(x.shape[2:], weight.shape[2:], stride, padding, dilation, output_padding)
@@ -139,6 +140,7 @@ def _bilinear(xp, x, weight, transposed, stride, padding, dilation, output_paddi
 
 def _bilinear_input_grad(xp, grad, input, weight, transposed, stride, padding, dilation, groups):
     """The gradient of ``_bilinear`` with respect to ``x`` (``input`` gives its shape): the other direction."""
+    padding = _both_sides(padding)
     if not transposed:
         return _conv_input_grad(xp, grad, weight, input.shape, stride, padding, dilation, groups)
     out = _conv(xp, grad, weight, stride, padding, dilation, groups)  # (more windows when output_padding >= stride)
@@ -148,14 +150,21 @@ def _bilinear_input_grad(xp, grad, input, weight, transposed, stride, padding, d
 def _bilinear_weight_grad(xp, input, grad, weight, transposed, stride, padding, dilation, groups):
     """The gradient of ``_bilinear`` with respect to ``weight``: windows of the convolution's input (``grad``
     when transposed) times its output gradient (then ``input``)."""
+    padding = _both_sides(padding)
     if transposed:
         input, grad = grad, input
     return _conv_weight_grad(xp, input, grad, weight.shape, stride, padding, dilation, groups)
 
 
+def _both_sides(padding) -> tuple:
+    """PyTorch's padding (one per spatial dim, on both sides) as the array code takes it: (before, after) per
+    spatial dim, flattened (top, bottom, left, right for images)."""
+    return tuple(p for pad in padding for p in (pad, pad))
+
+
 class ConvolutionBackward0(Op):
     """out = conv2d(input, weight) + bias, or conv_transpose2d (``transposed``); or their 1-D or 3-D forms.
-    ``padding`` is (before, after) per spatial dim: (top, bottom, left, right) for images."""
+    ``padding`` is one per spatial dim, on both sides; ``bias_sym_sizes_opt`` (0,) without a bias, as PyTorch shows."""
     saves = ("input", "weight", "bias_sym_sizes_opt", "stride", "padding", "dilation", "transposed",
              "output_padding", "groups")
 
@@ -175,7 +184,7 @@ class ConvolutionBackward0(Op):
         grad_input = next(grads) if need_input else None
         grad_weight = next(grads) if need_weight else None
         summed = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
-        grad_bias = formulas.sum(grad, summed) if need_bias and bias_sym_sizes_opt is not None else None
+        grad_bias = formulas.sum(grad, summed) if need_bias else None
         return grad_input, grad_weight, grad_bias
 
     def jvp(tangents, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -335,6 +344,11 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str
     if groups <= 0:
         raise RuntimeError(f"non-positive groups is not supported [autograd_lab] {op} got groups={groups}")
     pads = _conv_padding(padding, kernel, stride, dilation, op)
+    if pads[0::2] != pads[1::2]:  # 'same' with an even total: the extra row after goes in first, as PyTorch pads it
+        from .padding import ConstantPadNdBackward0
+        extra = [after - before for before, after in zip(pads[-2::-2], pads[::-2])]  # (last dim first)
+        x = ConstantPadNdBackward0.apply(x, pad=tuple(p for e in extra for p in (0, e)), value=0)
+        pads = _both_sides(pads[0::2])
     c = x.shape[1]
     if weight.shape[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
@@ -359,14 +373,15 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, op: str
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
                                f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
     _check_empty(x, spatial)
-    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, transposed=False,
-                                     output_padding=(0,) * spatial, groups=groups,
-                                     bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
+    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads[0::2], dilation=dilation,
+                                     transposed=False, output_padding=(0,) * spatial, groups=groups,
+                                     bias_sym_sizes_opt=(0,) if bias is None else tuple(bias.shape))
     return out.squeeze(0) if unbatched else out
 
 
 def _conv_padding(padding, kernel, stride, dilation, op: str = "conv2d") -> tuple:
-    """(before, after) per spatial dim, flattened: (top, bottom, left, right) for images, (left, right) for 1-D."""
+    """(before, after) per spatial dim, flattened: (top, bottom, left, right) for images, (left, right) for 1-D.
+    They differ only for 'same' where a dim's total padding is odd (the extra one goes after)."""
     spatial = len(kernel)
     if isinstance(padding, str):
         if padding == "valid":
@@ -380,4 +395,4 @@ def _conv_padding(padding, kernel, stride, dilation, op: str = "conv2d") -> tupl
     pads = _tuple(padding, spatial, "padding", op)
     if min(pads) < 0:
         raise RuntimeError(f"negative padding is not supported [autograd_lab] {op} got padding={padding}")
-    return tuple(p for pad in pads for p in (pad, pad))
+    return _both_sides(pads)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from ._args import checked
-from .nn_conv import ConvolutionBackward0, _batched, _check_empty, _transposed_size, _tuple
+from .nn_conv import ConvolutionBackward0, _batched, _both_sides, _check_empty, _transposed_size, _tuple
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
@@ -70,7 +70,7 @@ def _transposed_convolution(input, weight, bias, stride, padding, output_padding
     _check_settings(op, stride, padding, output_padding, dilation, groups)
     _check_shapes(op, x, weight, bias, groups)
     kernel = tuple(weight.shape[2:])
-    pads = tuple(p for pad in padding for p in (pad, pad))
+    pads = _both_sides(padding)
     size = _transposed_size(x.shape[2:], kernel, stride, pads, dilation, output_padding)
     if min(size) < 0 or (min(size) == 0 and x.shape[0]):  # (an empty batch gives an empty output, as in PyTorch)
         given, told = tuple(x.shape[2:]), size
@@ -84,9 +84,9 @@ def _transposed_convolution(input, weight, bias, stride, padding, output_padding
             raise RuntimeError(f"Input type ({x.dtype!r}) and {role} type ({other.dtype!r}) should be the same. "
                                f"[autograd_lab] {op}: convert one, e.g. model.to({x.dtype!r}) or input.float()")
     _check_empty(x, spatial)
-    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, transposed=True,
+    out = ConvolutionBackward0.apply(x, weight, bias, stride=stride, padding=padding, dilation=dilation, transposed=True,
                                      output_padding=output_padding, groups=groups,
-                                     bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
+                                     bias_sym_sizes_opt=(0,) if bias is None else tuple(bias.shape))
     return out.squeeze(0) if unbatched else out
 
 

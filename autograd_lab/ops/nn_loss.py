@@ -16,6 +16,7 @@ from ..tensor import Tensor
 from . import formulas
 from ._args import checked
 from ._op import LINEAR, Op
+from .by_scalar import DivBackward1, MulBackward1
 from .nn import _channel_view, log_softmax
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -81,25 +82,39 @@ def _pick(xp, self, safe, class_dim):
     return xp.squeeze(xp.take_along_axis(self, xp.expand_dims(safe, class_dim), axis=class_dim), class_dim)
 
 
-def _nll_scales(xp, target, weight, ignore_index, reduction, dtype):
+def _nll_scales(xp, target, weight, ignore_index, reduction, total_weight, dtype):
     """``(safe target, per-sample factor or None)``: d loss / d self[target] is ``-factor`` times the incoming
     gradient (``None``: -1, or -1/N for 'mean'); 0 for ignored targets, as PyTorch's backward skips them
     (also where 'mean' divides by a total weight of 0)."""
     safe, weights, ignored = _nll_parts(xp, target, weight, ignore_index, dtype)
     if weights is not None:
         if reduction == "mean":
-            weights = weights / weights.sum()
+            weights = weights / total_weight
         if ignored.any():
             weights = xp.where(ignored, 0, weights)
     return safe, weights
 
 
-class NllLossBackward0(Op):
-    """out = -weight[target] * self[target] per sample; 'mean' divides by the total weight"""
-    saves = ("ignore_index", "reduction", "self", "target", "weight")
-    tensor_params = ("target", "weight")  # saved version-checked, as PyTorch does
+def _total_weight(input, target, weight, ignore_index, reduction) -> Tensor:
+    """nll_loss's total weight, a 0-dim tensor of the input's dtype: the class weights of the targets not ignored,
+    summed (their count without weights); 0 for reduction 'none', as PyTorch's kernel leaves it."""
+    xp = backend.namespace_of(input._data)
+    dtype = input._data.dtype
+    if reduction == "none":
+        return Tensor._make(xp.zeros((), dtype=dtype))
+    weight = None if weight is None else weight._data
+    _, weights, _ = _nll_parts(xp, target._data, weight, ignore_index, dtype)
+    total = target._data.size if weights is None else weights.sum()
+    return Tensor._make(xp.asarray(total, dtype=dtype))
 
-    def forward(xp, self, *, target, weight, reduction, ignore_index):
+
+class NllLossBackward0(Op):
+    """out = -weight[target] * self[target] per sample; 'mean' divides by the total weight (``total_weight``: the
+    weights of the targets not ignored, summed; 0 for reduction 'none'; PyTorch's second output, saved)"""
+    saves = ("ignore_index", "reduction", "self", "target", "total_weight", "weight")
+    tensor_params = ("target", "total_weight", "weight")  # saved version-checked, as PyTorch does
+
+    def forward(xp, self, *, target, weight, reduction, ignore_index, total_weight):
         class_dim = 0 if self.ndim == 1 else 1
         safe, weights, _ = _nll_parts(xp, target, weight, ignore_index, self.dtype)
         picked = _pick(xp, self, safe, class_dim)
@@ -109,21 +124,21 @@ class NllLossBackward0(Op):
             # (the same bits as summing the negated values: rounding is symmetric; 0 - sum keeps an empty
             # or all-zero sum +0, as PyTorch's kernel, which subtracts from 0, gives it)
             total = 0.0 - picked.sum()
-            return xp.asarray(total / picked.size if reduction == "mean" else total, dtype=self.dtype)
+            return xp.asarray(total / total_weight if reduction == "mean" else total, dtype=self.dtype)
         loss = xp.where(weights == 0, 0, -weights * picked).astype(self.dtype)  # ignored: 0 even if picked is inf
         if reduction == "none":
             return loss
         total = loss.sum()
-        return xp.asarray(total / weights.sum() if reduction == "mean" else total, dtype=self.dtype)
+        return xp.asarray(total / total_weight if reduction == "mean" else total, dtype=self.dtype)
 
-    def d_self(grad, ignore_index, reduction, self, target, weight):
+    def d_self(grad, ignore_index, reduction, self, target, total_weight, weight):
         # The gradient at each sample's target class, zero elsewhere, as PyTorch's nll_loss_backward writes it
         # (an incoming NaN reaches only the target entries). Targets and weights are constants of the derivative.
-        target, weight = formulas.array_of(target), formulas.array_of(weight)
+        target, weight, total_weight = map(formulas.array_of, (target, weight, total_weight))
         xp = backend.namespace_of(target)
         dtype = formulas.array_of(grad).dtype
         class_dim = 0 if target.ndim == 0 else 1
-        safe, weights = _nll_scales(xp, target, weight, ignore_index, reduction, dtype)
+        safe, weights = _nll_scales(xp, target, weight, ignore_index, reduction, total_weight, dtype)
         if weights is None:  # every sample's factor is 1, or 1/N for 'mean'
             weights = xp.full(target.shape, 1 / target.size if reduction == "mean" and target.size else 1, dtype)
         classes = [1] * (target.ndim + 1)
@@ -167,17 +182,18 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     if weight is not None and tuple(weight.shape) != (classes,):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
                            f"got weight tensor of shape: {list(weight.shape)}")
-    w = weight  # None: no class weighting (_saved_weight reads None, as in PyTorch)
+    settings = dict(weight=weight, reduction=reduction, ignore_index=ignore_index,  # (weight None: _saved_weight too)
+                    total_weight=_total_weight(input, target, weight, ignore_index, reduction))
     if input.ndim <= 2:
-        return NllLossBackward0.apply(input, target=target, weight=w, reduction=reduction, ignore_index=ignore_index)
+        return NllLossBackward0.apply(input, target=target, **settings)
     if input.ndim == 4:
-        return NllLoss2DBackward0.apply(input, target=target, weight=w, reduction=reduction, ignore_index=ignore_index)
+        return NllLoss2DBackward0.apply(input, target=target, **settings)
     n = input.shape[0]  # other spatial ranks go through the 2-D op, as PyTorch does
     spatial = 1
     for size in shape[2:]:  # (written out, not -1: an empty batch leaves -1 undetermined)
         spatial *= size
-    out = NllLoss2DBackward0.apply(input.reshape(n, classes, 1, spatial), target=target.reshape(n, 1, spatial), weight=w,
-                                   reduction=reduction, ignore_index=ignore_index)
+    out = NllLoss2DBackward0.apply(input.reshape(n, classes, 1, spatial), target=target.reshape(n, 1, spatial),
+                                   **settings)
     return out.view(*target.shape) if reduction == "none" else out
 
 
@@ -204,16 +220,16 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         terms = log_probs * target if weight_view is None else log_probs * target * weight_view
-        loss = -terms.sum(class_dim)
         if reduction == "none":
-            return loss
-        return loss.sum() if reduction == "sum" else loss.sum() / (input.numel() / n_classes)
+            return -terms.sum(class_dim)
+        loss = -terms.sum()  # (PyTorch's order: the sum, its negative, then the mean over the samples)
+        return loss if reduction == "sum" else DivBackward1.apply(loss, other=input.numel() // n_classes)
     nll = nll_loss(log_probs, target, weight, ignore_index, reduction)
     if label_smoothing == 0:
         return nll
     smooth = -(log_probs if weight_view is None else log_probs * weight_view).sum(class_dim)
+    smooth = smooth.masked_fill(target == ignore_index, 0.0)
     kept = target != ignore_index
-    smooth = smooth * kept
     if reduction == "mean":
         if weight is None:
             smooth = smooth.sum() / kept.sum()
@@ -222,7 +238,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
             smooth = smooth.sum() / float(weight._data[xp.where(kept._data, target._data, 0)][kept._data].sum())
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+    return MulBackward1.apply(nll, other=1 - label_smoothing) + MulBackward1.apply(smooth, other=label_smoothing / n_classes)
 
 
 # -- regression losses -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ statistics repeated N times; the running statistics then take the mean of the N 
 
 from __future__ import annotations
 
+from .. import backend
 from ..autograd import grad_mode as _gm
 from ..tensor import Tensor
 from . import formulas
@@ -20,22 +21,22 @@ __all__ = ["layer_norm", "instance_norm"]
 
 
 class NativeLayerNormBackward0(Op):
-    """out = (x - mean) / sqrt(var + eps) * weight + bias, the statistics over the last dims (normalized_shape)"""
-    saves = ("eps", "input", "normalized_shape", "weight")
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, the statistics over the last dims (normalized_shape):
+    ``result1`` the mean, ``result2`` 1/sqrt(var + eps), saved as PyTorch saves its second and third outputs (the
+    derivatives compute them again from the input, so that they are differentiable)"""
+    saves = ("bias", "eps", "input", "normalized_shape", "result1", "result2", "weight")
+    hidden_saves = ("eps",)  # (PyTorch's node keeps rstd, not eps)
+    tensor_params = ("result1", "result2")
 
-    def forward(xp, input, weight, bias, *, normalized_shape, eps):
-        dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-        x = formulas.opmath(input)
-        mean = formulas.mean(x, dims, keepdim=True)
-        rstd = 1 / xp.sqrt(formulas.var(x, dims, correction=0, keepdim=True) + eps)
-        out = (x - mean) * rstd
+    def forward(xp, input, weight, bias, *, normalized_shape, eps, result1, result2):
+        out = (formulas.opmath(input) - result1) * result2
         if weight is not None:
             out = out * weight
         if bias is not None:
             out = out + bias
         return out.astype(input.dtype, copy=False)
 
-    def backward(grad, eps, input, normalized_shape, weight, grad_input_mask):
+    def backward(grad, eps, input, normalized_shape, weight, grad_input_mask):  # (bias, result1/2: PyTorch's, kept)
         dims, rstd, normalized = _layer_statistics(input, normalized_shape, eps)
         leading = tuple(range(input.ndim - len(normalized_shape)))
         need_input, need_weight, need_bias = grad_input_mask
@@ -87,7 +88,12 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     check_norm_dtypes(input, (weight, bias))
     if not input.is_floating_point():
         raise no_kernel("LayerNormKernelImpl", input.dtype, "layer_norm needs a floating tensor: call .float() first")
-    return NativeLayerNormBackward0.apply(input, weight, bias, normalized_shape=shape, eps=eps)
+    data = formulas.opmath(input._data)  # (float16 in float32, as PyTorch's kernel)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = formulas.mean(data, dims, keepdim=True)
+    rstd = 1 / backend.namespace_of(data).sqrt(formulas.var(data, dims, correction=0, keepdim=True) + eps)
+    return NativeLayerNormBackward0.apply(input, weight, bias, normalized_shape=shape, eps=eps,
+                                          result1=Tensor._make(mean), result2=Tensor._make(rstd.astype(data.dtype)))
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,

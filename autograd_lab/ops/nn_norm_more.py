@@ -45,14 +45,15 @@ def _group_statistics(input, N: int, group: int, eps: float) -> tuple:
 
 class NativeGroupNormBackward0(Op):
     """out = (x - mean) / sqrt(var + eps) * weight + bias, the statistics over each group of C / group channels of
-    each sample, weight and bias per channel"""
-    saves = ("C", "HxW", "N", "eps", "group", "input", "weight")
+    each sample, weight and bias per channel. ``result1`` and ``result2``, (N, group): the mean and 1/sqrt(var + eps)
+    of each group, saved as PyTorch saves its second and third outputs (the derivatives compute them again from the
+    input, so that they are differentiable)"""
+    saves = ("C", "HxW", "N", "eps", "group", "input", "result1", "result2", "weight")
+    tensor_params = ("result1", "result2")
 
-    def forward(xp, input, weight, bias, *, N, C, HxW, group, eps):
+    def forward(xp, input, weight, bias, *, N, C, HxW, group, eps, result1, result2):
         grouped = formulas.opmath(input).reshape(_grouped(N, C, HxW, group))
-        mean = formulas.mean(grouped, (2,), keepdim=True)
-        rstd = 1 / xp.sqrt(formulas.var(grouped, (2,), correction=0, keepdim=True) + eps)
-        out = ((grouped - mean) * rstd).reshape(input.shape)
+        out = ((grouped - result1[..., None]) * result2[..., None]).reshape(input.shape)
         if weight is not None:
             out = out * weight.reshape(_channel_shape(input.ndim, C))
         if bias is not None:
@@ -119,7 +120,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     HxW = math.prod(input.shape[2:])
-    return NativeGroupNormBackward0.apply(input, weight, bias, N=N, C=C, HxW=HxW, group=num_groups, eps=eps)
+    grouped = formulas.opmath(input._data).reshape(_grouped(N, C, HxW, num_groups))  # (float16 in float32)
+    xp = backend.namespace_of(grouped)
+    if grouped.size:
+        mean = formulas.mean(grouped, (2,))
+        rstd = 1 / xp.sqrt(formulas.var(grouped, (2,), correction=0) + eps)
+    else:  # (no values: a mean of 0 and a 1/std of nan, as PyTorch's kernel leaves them)
+        mean, rstd = xp.zeros(grouped.shape[:2], grouped.dtype), xp.full(grouped.shape[:2], xp.nan, grouped.dtype)
+    return NativeGroupNormBackward0.apply(input, weight, bias, N=N, C=C, HxW=HxW, group=num_groups, eps=eps,
+                                          result1=Tensor._make(mean), result2=Tensor._make(rstd.astype(grouped.dtype)))
 
 
 # -- rms_norm -----------------------------------------------------------------------------------

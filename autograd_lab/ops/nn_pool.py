@@ -48,15 +48,18 @@ def _planes(array):
 
 
 class MaxPool2DWithIndicesBackward0(Op):
-    """out = the largest element of each window, read at ``indices`` (flat positions in H * W)"""
-    saves = ("indices", "self")  # (as PyTorch: the input and the indices, both version-checked records)
-    tensor_params = ("indices",)
+    """out = the largest element of each window, read at ``result1``: the indices of the maxima (flat positions in
+    H * W), PyTorch's name for max_pool2d_with_indices' second output. The window's geometry is saved as PyTorch
+    saves it (``stride`` () when none was given); the indices alone say where each value comes from."""
+    saves = ("ceil_mode", "dilation", "kernel_size", "padding", "result1", "self", "stride")
+    tensor_params = ("result1",)  # (as PyTorch: the input and the indices, both version-checked records)
 
-    def forward(xp, self, *, indices):  # (a batch of images, or one (C, H, W) image, recorded as it is)
-        return xp.take_along_axis(_planes(self), _planes(indices), axis=-1).reshape(indices.shape)
+    def forward(xp, self, *, result1, kernel_size=(), stride=(), padding=(), dilation=(), ceil_mode=False):
+        # (a batch of images, or one (C, H, W) image, recorded as it is)
+        return xp.take_along_axis(_planes(self), _planes(result1), axis=-1).reshape(result1.shape)
 
-    def d_self(grad, indices, self):
-        return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=indices, self_sym_sizes=self.shape)
+    def d_self(grad, result1, self):
+        return formulas.call(MaxPool2DWithIndicesBackwardBackward0, grad, indices=result1, self_sym_sizes=self.shape)
 
     jvp = LINEAR
 
@@ -82,7 +85,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
         return _max_pool_grad(xp, grad, indices, self_sym_sizes)
 
     def d_grad(grad, indices):
-        return formulas.call(MaxPool2DWithIndicesBackward0, grad, indices=indices)
+        return formulas.call(MaxPool2DWithIndicesBackward0, grad, result1=indices)
 
     jvp = LINEAR
 
@@ -143,13 +146,14 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     """The maximum of each (dilated) window; with ``return_indices``, also where it was (flat in H * W)."""
     x, unbatched = _batched(input, "max_pool2d")
     kernel = _pair(kernel_size, "kernel_size", "max_pool2d")
-    stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "max_pool2d")
+    given = () if stride is None or stride == [] else _pair(stride, "stride", "max_pool2d")  # (): the kernel's
     padding, dilation = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
-    _check_pool("max_pool2d", kernel, stride, padding, dilation)
+    _check_pool("max_pool2d", kernel, given or kernel, padding, dilation)
     xp = backend.namespace_of(x._data)
-    indices = _max_pool_indices(xp, x._data, kernel, stride, padding, dilation, ceil_mode)
+    indices = _max_pool_indices(xp, x._data, kernel, given or kernel, padding, dilation, ceil_mode)
     indices = Tensor._make(indices[0] if unbatched else indices)
-    out = MaxPool2DWithIndicesBackward0.apply(input, indices=indices)  # (one (C, H, W) image as it is, as PyTorch)
+    out = MaxPool2DWithIndicesBackward0.apply(input, result1=indices, kernel_size=kernel, stride=given, padding=padding,
+                                              dilation=dilation, ceil_mode=ceil_mode)  # (one (C, H, W) image as it is)
     return (out, indices) if return_indices else out
 
 
@@ -169,7 +173,8 @@ def _avg_divisor(xp, size, out, kernel, stride, padding, count_include_pad, divi
 
 
 class AvgPool2DBackward0(Op):
-    """out = the mean of each window (see ``count_include_pad`` and ``divisor_override``)"""
+    """out = the mean of each window (see ``count_include_pad`` and ``divisor_override``); ``stride`` () when not
+    given (the kernel size then), as PyTorch saves it"""
     saves = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "self", "stride")
 
     def forward(xp, self, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -177,7 +182,7 @@ class AvgPool2DBackward0(Op):
             return AvgPool2DBackward0.forward(xp, self[None], kernel_size=kernel_size, stride=stride, padding=padding,
                                               ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                                               divisor_override=divisor_override)[0]
-        size = self.shape[2:]
+        size, stride = self.shape[2:], stride or kernel_size
         out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
         win = _windows(xp, _pad(xp, self, pads), kernel_size, stride, (1, 1), out)
         divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
@@ -201,7 +206,7 @@ def _avg_pool_grad(xp, grad, kernel_size, stride, padding, ceil_mode, count_incl
     if grad.ndim == 3:  # one (C, H, W) image: a batch of one
         return _avg_pool_grad(xp, grad[None], kernel_size, stride, padding, ceil_mode, count_include_pad,
                               divisor_override, (1,) + tuple(sizes))[0]
-    size = sizes[2:]
+    size, stride = sizes[2:], stride or kernel_size
     out, pads = _pool_geometry(size, kernel_size, stride, padding, (1, 1), ceil_mode, "avg_pool2d")
     divisor = _avg_divisor(xp, size, out, kernel_size, stride, padding, count_include_pad, divisor_override,
                            grad.dtype)
@@ -232,9 +237,9 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window, as ``F.avg_pool2d``."""
     kernel = _pair(kernel_size, "kernel_size", "avg_pool2d")
-    stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")
+    stride = () if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")  # (): the kernel's
     padding = _pair(padding, "padding", "avg_pool2d")
-    _check_pool("avg_pool2d", kernel, stride, padding)
+    _check_pool("avg_pool2d", kernel, stride or kernel, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("avg_pool2d: divisor must be not zero")
     _batched(input, "avg_pool2d")  # (one (C, H, W) image is recorded as it is, as PyTorch)

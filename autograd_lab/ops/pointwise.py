@@ -309,14 +309,12 @@ class MinimumBackward0(Op):
 
 
 class WhereBackward0(Op):
-    """out = self where condition else other"""
+    """out = self where condition else other (the condition is no input: no gradient goes to it, and no edge)"""
     saves = ("condition",)
+    tensor_params = ("condition",)
 
-    def forward(xp, condition, self, other, *, dtype):
+    def forward(xp, self, other, *, condition, dtype):
         return xp.where(condition, self, other).astype(dtype, copy=False)
-
-    def d_condition(grad):
-        return None
 
     def d_self(grad, condition):
         return formulas.where(condition, grad, 0.0)
@@ -330,6 +328,7 @@ class WhereBackward0(Op):
 class ToCopyBackward0(Op):
     """out = self converted to another dtype and/or copied to another device (the gradient goes back)"""
     saves = ("source",)
+    hidden_saves = ("source",)  # (PyTorch keeps it out of sight too)
 
     def forward(xp, self, *, dtype=None, device=None, source=None):
         out = self if dtype is None else self.astype(dtype)
@@ -452,8 +451,10 @@ def where(condition, input, other, *, out=None):
                            "e.g. condition > 0 or condition.bool()")
     input, other = arithmetic._operand(input, "where"), arithmetic._operand(other, "where")
     dtype = backend.result_type(input, other)
-    input, other = (x if isinstance(x, Tensor) else backend.check_scalar(x, dtype, "where") for x in (input, other))
-    return WhereBackward0.apply(condition, input, other, dtype=dtype.np_dtype)
+    # (a number becomes a 0-dim tensor of the result's dtype, as PyTorch wraps it: an input without an edge)
+    input, other = (x if isinstance(x, Tensor) else Tensor._make(backend.np.asarray(
+        backend.check_scalar(x, dtype, "where"), dtype=dtype.np_dtype)) for x in (input, other))
+    return WhereBackward0.apply(input, other, condition=condition, dtype=dtype.np_dtype)
 
 
 @checked

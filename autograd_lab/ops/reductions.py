@@ -41,15 +41,18 @@ def _dims(dim, ndim: int, op: str) -> tuple[int, ...]:
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1, as in PyTorch, and has nothing to reduce
 
 
-def _restore(grad, sizes: tuple, dims: tuple, keepdim: bool):
-    """Put a reduced gradient (or result) back in the reduced dims (size 1), ready to broadcast over ``sizes``."""
-    return grad if keepdim else grad.reshape(tuple(1 if i in dims else s for i, s in enumerate(sizes)))
+def _restore(grad, sizes: tuple, dims: tuple | None, keepdim: bool):
+    """Put a reduced gradient (or result) back in the reduced dims (size 1; ``dims`` None: all), ready to broadcast
+    over ``sizes``."""
+    if keepdim:
+        return grad
+    return grad.reshape(tuple(1 if dims is None or i in dims else s for i, s in enumerate(sizes)))
 
 
-def _count(sizes: tuple, dims: tuple) -> int:
-    """How many elements each reduction over ``dims`` takes."""
+def _count(sizes: tuple, dims: tuple | None) -> int:
+    """How many elements each reduction over ``dims`` (None: all) takes."""
     n = 1
-    for d in dims:
+    for d in range(len(sizes)) if dims is None else dims:
         n *= sizes[d]
     return n
 
@@ -58,6 +61,22 @@ def _weighted(d_self, tangent, result, dims, keepdim: bool, *saved):
     """A reduction's forward derivative: the tangent weighted by how much each element moves the result (the
     backward derivative ``d_self`` given ones), summed over the reduced ``dims`` (None: all)."""
     return formulas.sum(d_self(formulas.ones_like(result), *saved) * tangent, dims, keepdim)
+
+
+def _cast(array, dtype):
+    """``array`` in ``dtype`` (None: as it is): a reduction's ``dtype=`` applied inside its node, as PyTorch records it
+    (no ToCopyBackward0; the engine casts the gradient back to the input's dtype)."""
+    return array if dtype is None else array.astype(dtype, copy=False)
+
+
+def _with_dtype(input, dtype) -> tuple:
+    """``(input, dtype for the op)``: a floating input keeps its edge and the op casts; another (no gradient to keep)
+    is converted first."""
+    if dtype is None:
+        return input, None
+    if input.is_floating_point():
+        return input, backend.to_dtype(dtype).np_dtype
+    return input.to(dtype), None
 
 
 def _asarray(xp, value, like):
@@ -69,8 +88,9 @@ class SumBackward0(Op):
     """out = sum of all elements"""
     saves = ("self_sym_sizes",)
 
-    def forward(xp, self):
-        return _asarray(xp, self.sum(), self)  # (the array method: xp.sum is a Python wrapper around it)
+    def forward(xp, self, *, dtype=None):
+        self = _cast(self, dtype)
+        return _asarray(xp, self.sum(dtype=self.dtype), self)  # (the array method: xp.sum is a Python wrapper)
 
     def d_self(grad, self_sym_sizes):
         return formulas.expand(grad, self_sym_sizes)
@@ -79,14 +99,15 @@ class SumBackward0(Op):
 
 
 class SumBackward1(Op):
-    """out = sum over dims"""
+    """out = sum over dims (``dim`` (): every dim, as PyTorch saves ``x.sum(())``)"""
     saves = ("dim", "keepdim", "self_sym_sizes")
 
-    def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.sum(self, axis=dim, keepdims=keepdim), self)
+    def forward(xp, self, *, dim, keepdim, dtype=None):
+        self = _cast(self, dtype)
+        return _asarray(xp, xp.sum(self, axis=dim or None, keepdims=keepdim, dtype=self.dtype), self)  # (int32 stays)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
-        return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes)
+        return formulas.expand(_restore(grad, self_sym_sizes, dim or None, keepdim), self_sym_sizes)
 
     jvp = LINEAR
 
@@ -95,7 +116,8 @@ class MeanBackward0(Op):
     """out = mean of all elements"""
     saves = ("self_sym_numel", "self_sym_sizes")
 
-    def forward(xp, self):
+    def forward(xp, self, *, dtype=None):
+        self = _cast(self, dtype)
         if self.__class__ is backend.np.ndarray and self.dtype.char in "fd":
             return backend.np.asarray(self.sum() / self.size)  # NumPy's mean, without its wrappers' cost
         return formulas.mean(self)
@@ -107,14 +129,15 @@ class MeanBackward0(Op):
 
 
 class MeanBackward1(Op):
-    """out = mean over dims"""
+    """out = mean over dims (``dim`` (): every dim, as PyTorch saves ``x.mean(())``)"""
     saves = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
-    def forward(xp, self, *, dim, keepdim):
-        return formulas.mean(self, dim, keepdim)
+    def forward(xp, self, *, dim, keepdim, dtype=None):
+        return formulas.mean(_cast(self, dtype), dim or None, keepdim)
 
     def d_self(grad, dim, keepdim, self_sym_sizes):
-        return formulas.expand(_restore(grad, self_sym_sizes, dim, keepdim), self_sym_sizes) / _count(self_sym_sizes, dim)
+        dims = dim or None
+        return formulas.expand(_restore(grad, self_sym_sizes, dims, keepdim), self_sym_sizes) / _count(self_sym_sizes, dims)
 
     jvp = LINEAR
 
@@ -140,7 +163,8 @@ class ProdBackward0(Op):
     """out = product of all elements"""
     saves = ("result", "self")
 
-    def forward(xp, self):
+    def forward(xp, self, *, dtype=None):
+        self = _cast(self, dtype)
         return _asarray(xp, xp.prod(self), self)
 
     def d_self(grad, result, self):
@@ -161,7 +185,8 @@ class ProdBackward1(Op):
     """out = product over one dim"""
     saves = ("dim", "keepdim", "result", "self")
 
-    def forward(xp, self, *, dim, keepdim):
+    def forward(xp, self, *, dim, keepdim, dtype=None):
+        self = _cast(self, dtype)
         return _asarray(xp, xp.prod(self, axis=dim, keepdims=keepdim), self)
 
     def d_self(grad, dim, keepdim, result, self):
@@ -207,37 +232,40 @@ def _nonempty(array, op: str) -> None:
 
 
 class _Extremes(Op):
-    """amax/amin over dims: tied elements of a slice share its gradient evenly (PyTorch's scale_grad_by_count)"""
+    """amax/amin over dims (``dim`` (): all, as PyTorch saves it): tied elements of a slice share its gradient evenly
+    (PyTorch's scale_grad_by_count)"""
     saves = ("dim", "keepdim", "result", "self")
 
     def d_self(grad, dim, keepdim, result, self):
-        mask = self == _restore(result, self.shape, dim, keepdim)
-        share = formulas.cast_like(formulas.sum(mask, dim, keepdim=True), grad)
-        return _restore(grad, self.shape, dim, keepdim) / share * mask
+        dims = dim or None
+        mask = self == _restore(result, self.shape, dims, keepdim)
+        share = formulas.cast_like(formulas.sum(mask, dims, keepdim=True), grad)
+        return _restore(grad, self.shape, dims, keepdim) / share * mask
 
     def f_self(tangent, dim, keepdim, result, self):
-        return _weighted(_Extremes.d_self, tangent, result, dim, keepdim, dim, keepdim, result, self)
+        return _weighted(_Extremes.d_self, tangent, result, dim or None, keepdim, dim, keepdim, result, self)
 
 
 class AmaxBackward0(_Extremes):
     def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.max(self, axis=dim, keepdims=keepdim), self)
+        return _asarray(xp, xp.max(self, axis=dim or None, keepdims=keepdim), self)
 
 
 class AminBackward0(_Extremes):
     def forward(xp, self, *, dim, keepdim):
-        return _asarray(xp, xp.min(self, axis=dim, keepdims=keepdim), self)
+        return _asarray(xp, xp.min(self, axis=dim or None, keepdims=keepdim), self)
 
 
 class _ValueSelecting(Op):
-    """max/min over a dim: the gradient goes to the selected element of each slice"""
+    """max/min over a dim: the gradient goes to the selected element of each slice. ``indices`` are the op's second
+    output, shaped like the values (without ``dim`` unless ``keepdim``), saved version-checked as in PyTorch."""
     saves = ("dim", "indices", "keepdim", "self_sym_sizes")
-    tensor_params = ("indices",)  # saved version-checked (they are the op's second output in PyTorch)
+    tensor_params = ("indices",)
 
     def forward(xp, self, *, dim, indices, keepdim):
         if self.ndim == 0:  # a 0-dim tensor's dim 0 selects its one value (a new tensor, as in PyTorch)
             return self.copy()
-        values = xp.take_along_axis(self, indices, axis=dim)
+        values = xp.take_along_axis(self, _restore(indices, self.shape, (dim,), keepdim), axis=dim)
         return values if keepdim else xp.squeeze(values, axis=dim)
 
     def d_self(grad, dim, indices, keepdim, self_sym_sizes):
@@ -245,6 +273,7 @@ class _ValueSelecting(Op):
         if not self_sym_sizes:
             return grad  # (0-dim: the value was selected whole)
         grad = _restore(grad, self_sym_sizes, (dim,), keepdim)
+        indices = _restore(indices, self_sym_sizes, (dim,), keepdim)
         zeros = formulas.zeros(self_sym_sizes, grad)
         return formulas.call(ScatterAddBackward0, zeros, grad, dim=dim, index=indices)
 
@@ -297,15 +326,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     if out is not None:
         return write_out("sum", sum, out, input, dim, keepdim, dtype=dtype)
-    if dtype is not None:
-        input = input.to(dtype)
-    elif input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8):
+    input, cast = _with_dtype(input, dtype)
+    if dtype is None and (input._data.dtype.kind in "bu" or (input._data.dtype.kind == "i" and input._data.itemsize < 8)):
         input = input.to(backend.int64)  # PyTorch sums bool and small ints as int64
-    if dim is None or dim == ():  # every dim (PyTorch reads an empty tuple so too)
-        if not keepdim:
-            return SumBackward0.apply(input)
-        dim = None
-    return SumBackward1.apply(input, dim=_dims(dim, input.ndim, "sum"), keepdim=keepdim)
+    if dim is None and not keepdim:
+        return SumBackward0.apply(input, dtype=cast)
+    dims = () if dim is None or dim == () else _dims(dim, input.ndim, "sum")  # (): every dim, as PyTorch reads it
+    return SumBackward1.apply(input, dim=dims, keepdim=keepdim, dtype=cast)
 
 
 @checked
@@ -313,27 +340,24 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of all elements, or over ``dim``; floating dtypes only, as in PyTorch."""
     if out is not None:
         return write_out("mean", mean, out, input, dim, keepdim, dtype=dtype)
-    if dtype is not None:
-        input = input.to(dtype)
+    input, cast = _with_dtype(input, dtype)
     if not input.is_floating_point():
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {input.dtype._legacy_name.replace('Tensor', '')}. [autograd_lab] convert first: t.float().mean()"
         )
-    if dim is None or dim == ():
-        if not keepdim:
-            return MeanBackward0.apply(input)
-        dim = None
-    return MeanBackward1.apply(input, dim=_dims(dim, input.ndim, "mean"), keepdim=keepdim)
+    if dim is None and not keepdim:
+        return MeanBackward0.apply(input, dtype=cast)
+    dims = () if dim is None or dim == () else _dims(dim, input.ndim, "mean")  # (): every dim, as PyTorch reads it
+    return MeanBackward1.apply(input, dim=dims, keepdim=keepdim, dtype=cast)
 
 
 @checked
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
+    input, cast = _with_dtype(input, dtype)
     if dim is None:
-        return ProdBackward0.apply(input)
-    return ProdBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "prod"), keepdim=keepdim)
+        return ProdBackward0.apply(input, dtype=cast)
+    return ProdBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "prod"), keepdim=keepdim, dtype=cast)
 
 
 def _select_reduction(input, dim, keepdim, other, name, whole_cls, dim_cls, arg, result_type, elementwise):
@@ -357,11 +381,12 @@ def select_values(cls, input, d: int, indices, keepdim: bool, result_type):
     along ``d``, 1-d for a 0-dim input) select along ``d``, taken by ``cls`` (a ``_ValueSelecting`` op, so the gradient
     goes back to them); without ``keepdim``, ``d`` is squeezed from both."""
     xp = backend.namespace_of(indices)
-    indices = Tensor._make(indices)
-    values = cls.apply(input, dim=d, indices=indices, keepdim=keepdim)
-    idx = indices._data if keepdim else xp.squeeze(indices._data, axis=d)
-    # the indices returned share the saved ones' memory and version: changing them in place is caught in backward
-    return result_type(values, Tensor._make(idx.reshape(values.shape), version_counter=indices._vc))
+    if not input.ndim:
+        indices = indices.reshape(())
+    elif not keepdim:
+        indices = xp.squeeze(indices, axis=d)
+    indices = Tensor._make(indices)  # returned, and saved: changing them in place is caught in backward
+    return result_type(cls.apply(input, dim=d, indices=indices, keepdim=keepdim), indices)
 
 
 @checked(kinds={"dim": None})  # (a tensor there is max(input, other))
@@ -395,7 +420,8 @@ def amin(input, dim=(), keepdim=False):
 def _amax_dims(input, dim, op: str) -> tuple:
     if dim == () or dim is None:
         _nonempty(input._data, op)
-    dims = _dims(None if dim == () or dim is None else dim, input.ndim, op)
+        return ()  # (every dim, as PyTorch saves it)
+    dims = _dims(dim, input.ndim, op)
     for d in dims:
         if input.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")

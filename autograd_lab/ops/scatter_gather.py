@@ -17,19 +17,19 @@ from ._op import LINEAR, Op
 
 
 class GatherBackward0(Op):
-    """out[i][j] = self[index[i][j]][j] (along ``dim``)"""
-    saves = ("dim", "index", "self_sym_sizes")
+    """out[i][j] = self[index[i][j]][j] (along ``dim``); ``self`` is saved (for its shape) as PyTorch saves it"""
+    saves = ("dim", "index", "self", "sparse_grad")
     tensor_params = ("index",)
 
-    def forward(xp, self, *, dim, index):
+    def forward(xp, self, *, dim, index, sparse_grad=False):
         if self.ndim == 0:  # a 0-d input gathers as a 1-element vector (PyTorch's rule)
             return xp.take_along_axis(self.reshape(1), index.reshape(-1), axis=0).reshape(index.shape)
         # index may be smaller than self in the other dims: the output is shaped like index (NumPy would broadcast)
         corner = tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(index.shape))
         return xp.take_along_axis(self[corner], index, axis=dim)
 
-    def d_self(grad, dim, index, self_sym_sizes):
-        return formulas.call(ScatterAddBackward0, formulas.zeros(self_sym_sizes, grad), grad, dim=dim, index=index)
+    def d_self(grad, dim, index, self):
+        return formulas.call(ScatterAddBackward0, formulas.zeros(tuple(self.shape), grad), grad, dim=dim, index=index)
 
     jvp = LINEAR
 

@@ -136,11 +136,13 @@ class ExpandBackward0(Op):
 
 
 class _Squeeze(Op):
+    """``dim`` (an int, or a tuple of them) is saved as given; only those of its dims that have size 1 go"""
     saves = ("self_sym_sizes",)
     is_view = True
 
     def forward(xp, self, *, dim):
-        return xp.squeeze(self, axis=dim)
+        dims = (dim,) if dim.__class__ is int else dim
+        return xp.squeeze(self, axis=tuple(d for d in dims if self.ndim and self.shape[d] == 1))
 
     def d_self(grad, self_sym_sizes):
         return grad.reshape(self_sym_sizes)
@@ -186,7 +188,7 @@ class SliceBackward0(Op):
         return self[(slice(None),) * dim + (slice(start, end, step),)]
 
     def d_self(grad, dim, end, self_sym_sizes, start, step):
-        return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))
+        return _embed(grad, self_sym_sizes, dim, start, end, step)
 
 
 class SelectBackward0(Op):
@@ -237,17 +239,17 @@ class DiagonalBackwardBackward0(Op):
 
 
 class SliceBackwardBackward0(Op):
-    """out = zeros(sizes) with ``self`` written at a basic index (the gradient of slicing)"""
-    saves = ("index",)
+    """out = zeros(sizes) with ``self`` written at ``start:end:step`` of ``dim`` (the gradient of slicing)"""
+    saves = ("dim", "end", "start", "step")
     jvp = LINEAR
 
-    def forward(xp, self, *, sizes, index):
+    def forward(xp, self, *, sizes, dim, start, end, step):
         out = xp.zeros(sizes, dtype=self.dtype)
-        out[index] = self
+        out[(slice(None),) * dim + (slice(start, end, step),)] = self
         return out
 
-    def d_self(grad, index):
-        return grad[index]
+    def d_self(grad, dim, end, start, step):
+        return formulas.call(SliceBackward0, grad, dim=dim, start=start, end=end, step=step)
 
 
 class SelectBackwardBackward0(Op):
@@ -264,9 +266,9 @@ class SelectBackwardBackward0(Op):
         return formulas.call(SelectBackward0, grad, dim=dim, index=index)
 
 
-def _embed(grad, sizes, index):
-    """zeros(sizes) with ``grad`` written at the basic index ``index``: a slice's or a select's gradient."""
-    return formulas.call(SliceBackwardBackward0, grad, sizes=tuple(sizes), index=index)
+def _embed(grad, sizes, dim: int, start: int, end: int, step: int = 1):
+    """zeros(sizes) with ``grad`` written at ``start:end:step`` of ``dim``: a slice's gradient."""
+    return formulas.call(SliceBackwardBackward0, grad, sizes=tuple(sizes), dim=dim, start=start, end=end, step=step)
 
 
 # -- front-end functions ------------------------------------------------------------------------
@@ -433,10 +435,8 @@ def squeeze(input, dim=None):
     if dim is None:
         return SqueezeBackward0.apply(input, dim=tuple(i for i, s in enumerate(input.shape) if s == 1))
     if isinstance(dim, int):
-        d = _wrap_dim(dim, input.ndim, "squeeze")
-        return SqueezeBackward1.apply(input, dim=(d,) if input.ndim and input.shape[d] == 1 else ())
-    dims = tuple(_wrap_dim(d, input.ndim, "squeeze") for d in dim)
-    return SqueezeBackward2.apply(input, dim=tuple(d for d in dims if input.shape[d] == 1))
+        return SqueezeBackward1.apply(input, dim=_wrap_dim(dim, input.ndim, "squeeze"))
+    return SqueezeBackward2.apply(input, dim=tuple(_wrap_dim(d, input.ndim, "squeeze") for d in dim))
 
 
 @checked(kinds={"dim": "int"})

@@ -72,7 +72,7 @@ def _quantile(name: str, input, q, dim, keepdim: bool, interpolation: str, ignor
         result = result.unsqueeze(d)  # (..., 1 at d, ..., Q)
     result = result.movedim(-1, 0)
     if not isinstance(q, Tensor) or q.ndim == 0:
-        return SqueezeBackward4.apply(result, dim=(0,))  # (the node PyTorch's quantile ends with)
+        return SqueezeBackward4.apply(result, dim=0)  # (the node PyTorch's quantile ends with)
     return result
 
 

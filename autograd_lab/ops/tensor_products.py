@@ -14,8 +14,8 @@ def kron(input, other):
     n = max(input.ndim, other.ndim)
     a_shape = (1,) * (n - input.ndim) + tuple(input.shape)
     b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
-    a = input.reshape([s for d in a_shape for s in (d, 1)])
-    b = other.reshape([s for d in b_shape for s in (1, d)])
+    a = UnsafeViewBackward0.apply(input, shape=tuple(s for d in a_shape for s in (d, 1)))  # (PyTorch's nodes)
+    b = UnsafeViewBackward0.apply(other, shape=tuple(s for d in b_shape for s in (1, d)))
     return UnsafeViewBackward0.apply(a * b, shape=tuple(x * y for x, y in zip(a_shape, b_shape)))
 
 

@@ -18,8 +18,8 @@ from .reductions import _asarray, _count, _dims, _restore, _weighted
 
 def _var_backward(grad, correction, dim, keepdim, self):
     """PyTorch's var_backward: ``2 / (N - correction) * grad * (x - mean)``; with no degrees of freedom left
-    the variance is nan, and so is its gradient."""
-    dof = _count(self.shape, dim) - correction
+    the variance is nan, and so is its gradient. (``dim`` None: all dims; ``correction`` None: 1.)"""
+    dof = _count(self.shape, dim) - (1 if correction is None else correction)
     centered = self - formulas.mean(self, dim, keepdim=True)
     return _restore(grad, self.shape, dim, keepdim) * centered * (2.0 / dof if dof > 0 else float("nan"))
 
@@ -80,43 +80,45 @@ class VarMeanBackward0(Op):
 
 class StdMeanBackward0(Op):
     """out = (std, mean) over dims, from one node (``std_mean``); where std is 0 its gradient is 0"""
-    saves = ("correction", "dim", "keepdim", "result", "self")
+    saves = ("correction", "dim", "keepdim", "result0", "self")
+    outputs = ("result0", "result1")  # (PyTorch's names: the std is saved as result0)
 
     def forward(xp, self, *, dim, correction, keepdim):
         return (xp.sqrt(formulas.var(self, dim, correction, keepdim)),
                 _asarray(xp, xp.mean(self, axis=dim, keepdims=keepdim), self))
 
-    def backward(grads, correction, dim, keepdim, result, self):
+    def backward(grads, correction, dim, keepdim, result0, self):
         grad_std, grad_mean = grads
         parts = []
         if grad_std is not None:
-            grad_var = formulas.where(result == 0, 0.0, grad_std / (2 * result))
+            grad_var = formulas.where(result0 == 0, 0.0, grad_std / (2 * result0))
             parts.append(_var_backward(grad_var, correction, dim, keepdim, self))
         if grad_mean is not None:
             parts.append(_mean_backward(grad_mean, dim, keepdim, self))
         return parts[0] + parts[1] if len(parts) == 2 else parts[0] if parts else None
 
-    def jvp(tangents, correction, dim, keepdim, result, self):
+    def jvp(tangents, correction, dim, keepdim, result0, self):
         (tangent,) = tangents
-        std_t = _weighted(StdBackward0.d_self, tangent, result[0], dim, keepdim, correction, dim, keepdim, result[0],
-                          self)
+        std_t = _weighted(StdBackward0.d_self, tangent, result0, dim, keepdim, correction, dim, keepdim, result0, self)
         return std_t, formulas.mean(tangent, dim, keepdim=keepdim)
 
 
-def _correction(unbiased, correction) -> int:
-    if correction is not None:
+def _correction(unbiased, correction, dim) -> int | None:
+    """The correction as PyTorch records it: None when neither it, ``unbiased`` nor a dim was given (1 is meant)."""
+    if correction is not None or unbiased is None and dim is None:
         return correction
-    return 1 if unbiased in (None, True) else 0
+    return 0 if unbiased is False else 1
 
 
 def _spread_args(input, dim, unbiased, correction, op: str) -> tuple:
-    """``var``'s and ``std``'s dims and correction; PyTorch's warning when no degree of freedom is left (the
-    result is then nan or inf)."""
+    """``var``'s and ``std``'s dims (None, as PyTorch saves it, for all: no dim, or an empty one) and correction;
+    PyTorch's warning when no degree of freedom is left (the result is then nan or inf)."""
     if isinstance(dim, bool):  # var(unbiased) positional form
         dim, unbiased = None, dim
-    dims, correction = _dims(dim, input.ndim, op), _correction(unbiased, correction)
+    correction = _correction(unbiased, correction, dim)
+    dims = None if dim is None or dim in ((), []) else _dims(dim, input.ndim, op)
     n = _count(input.shape, dims) if input.numel() else 0  # (PyTorch's input numel / output numel)
-    if n - correction <= 0:
+    if n - (1 if correction is None else correction) <= 0:
         warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
     return dims, correction

@@ -88,7 +88,7 @@ class NarrowCopyBackward0(Op):
         return self[(slice(None),) * dim + (slice(start, start + length),)].copy()
 
     def d_self(grad, dim, length, self_sym_sizes, start):
-        return _embed(grad, self_sym_sizes, (slice(None),) * dim + (slice(start, start + length),))
+        return _embed(grad, self_sym_sizes, dim, start, start + length)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801  (PyTorch's name for the node of diagonal_copy)
@@ -146,11 +146,9 @@ def squeeze_(self, dim=None):
         return _swap_in_place(self, "squeeze_", SqueezeBackward3,
                               {"dim": tuple(i for i, s in enumerate(self.shape) if s == 1)})
     if isinstance(dim, int):
-        d = _wrap_dim(dim, self.ndim, "squeeze_")
-        return _swap_in_place(self, "squeeze_", SqueezeBackward4,
-                              {"dim": (d,) if self.ndim and self.shape[d] == 1 else ()})
-    dims = tuple(_wrap_dim(d, self.ndim, "squeeze_") for d in dim)
-    return _swap_in_place(self, "squeeze_", SqueezeBackward5, {"dim": tuple(d for d in dims if self.shape[d] == 1)})
+        return _swap_in_place(self, "squeeze_", SqueezeBackward4, {"dim": _wrap_dim(dim, self.ndim, "squeeze_")})
+    return _swap_in_place(self, "squeeze_", SqueezeBackward5,
+                          {"dim": tuple(_wrap_dim(d, self.ndim, "squeeze_") for d in dim)})
 
 
 @checked

@@ -9,7 +9,8 @@ import numpy as np
 
 import autograd_lab as al
 from autograd_lab.ops._op import Op
-from autograd_lab.ops.attention import MulBackward1, _safe_softmax
+from autograd_lab.ops.attention import _safe_softmax
+from autograd_lab.ops.by_scalar import DivBackward1, MulBackward1
 from autograd_lab.ops.nn_norm_more import AddBackward1
 from autograd_lab.ops.pointwise_more import SpecialI1Backward0
 from autograd_lab.ops.shape import SqueezeBackward4, UnsafeViewBackward0
@@ -109,7 +110,8 @@ CASES = {
     "PowBackward0": (UNARY, "pos", [lambda a: a ** 3, lambda a: a ** 2.5, lambda a: a ** 0]),
     "PowBackward1": (BINARY, "pos", [lambda a, b: a ** b]),
     "PowBackward2": (UNARY, "any", [lambda a: 2.0 ** a, lambda a: 0.0 ** a]),
-    "RemainderBackward0": (BINARY, "pos", [lambda a, b: a % b]),
+    "RemainderBackward0": (UNARY, "any", [lambda a: a % 2.5, lambda a: al.remainder(-a, -3.0)]),
+    "RemainderBackward1": (BINARY, "pos", [lambda a, b: a % b, lambda a, b: (-a).remainder(b)]),
     "FmodBackward0": (UNARY, "any", [lambda a: a.fmod(2.5), lambda a: al.fmod(-a, -3.0)]),
     "FmodBackward1": (BINARY, "pos", [lambda a, b: a.fmod(b), lambda a, b: (-a).fmod(b)]),
     # pointwise
@@ -214,6 +216,7 @@ CASES = {
     "LogSoftmaxBackward0": (SHAPED, "any", [lambda a: F.log_softmax(a, 0)]),
     "SafeSoftmaxBackward0": (SHAPED, "any", [lambda a: _safe_softmax(a, -1), _masked_safe_softmax]),
     "MulBackward1": (UNARY, "any", [lambda a: MulBackward1.apply(a, other=0.75)]),
+    "DivBackward1": (UNARY, "any", [lambda a: DivBackward1.apply(a, other=0.75)]),
     "AddBackward1": (UNARY, "any", [lambda a: AddBackward1.apply(a, other=0.75)]),
     "NativeGroupNormBackward0": (UNARY, "any", [_group_norm, lambda a: F.group_norm(_leaf_picture(a), 1)]),
     "PreluKernelBackward0": (SHAPED, "any", [_prelu, lambda a: F.prelu(a, a.reshape(-1)[:1] * 0.5)]),

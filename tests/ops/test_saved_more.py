@@ -1,5 +1,5 @@
 """What the nodes of the new joining, view and scatter ops save (``_saved_<name>``) is what PyTorch's save, name for
-name. (``BlockDiagBackward0`` keeps its blocks' shapes as ``_saved_shapes``; PyTorch keeps them out of sight.)"""
+name."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ CASES = {
     "squeeze_(dim)": lambda m, x: (x * 1).unsqueeze(0).squeeze_(0),
     "squeeze_(dims)": lambda m, x: (x * 1).unsqueeze(0).squeeze_((0,)),
     "swapdims_": lambda m, x: (x * 1).swapdims_(0, 1),
+    "block_diag": lambda m, x: m.block_diag(x, x[0]),
+    "cat": lambda m, x: m.cat([x, x[:1]]),
+    "to(float32)": lambda m, x: x.to(m.float32),
     "unfold's gradient": lambda m, x: m.autograd.grad(x.unfold(1, 2, 1), x, m.ones(3, 2, 2, dtype=m.float64,
                                                                                   requires_grad=True),
                                                       create_graph=True)[0],
