@@ -51,13 +51,13 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
 
 
 def _packed_data(sorted_padded: Tensor, batch_sizes: list) -> Tensor:
-    """The (T, B, *) padded batch, longest first, packed: the first ``batch_sizes[t]`` rows of each step, joined."""
+    """The ``(T, B, *)`` padded batch, longest first, packed: the first ``batch_sizes[t]`` rows of each step, joined."""
     return cat([sorted_padded[t, :size] for t, size in enumerate(batch_sizes)])
 
 
 def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False, enforce_sorted: bool = True
                          ) -> PackedSequence:
-    """Pack a padded (T, B, *) batch (``batch_first``: (B, T, *)) whose sequences have ``lengths``."""
+    """Pack a padded ``(T, B, *)`` batch (``batch_first``: ``(B, T, *)``) whose sequences have ``lengths``."""
     lengths = creation.tensor(lengths, dtype=backend.int64) if not isinstance(lengths, Tensor) \
         else lengths.to(backend.int64)
     if lengths.ndim != 1:
@@ -90,7 +90,7 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False, enfo
 
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
                         total_length: int | None = None) -> tuple:
-    """``(padded, lengths)``: the packed batch padded with ``padding_value`` to (T, B, *) (``batch_first``: (B, T, *);
+    """``(padded, lengths)``: the packed batch padded with ``padding_value`` to ``(T, B, *)`` (``batch_first``: ``(B, T, *)``;
     ``total_length``: T), in the batch's own order, and the lengths (int64)."""
     batch_sizes = sequence.batch_sizes.tolist()
     steps = len(batch_sizes)
@@ -116,7 +116,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
 
 def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0, padding_side: str = "right"
                  ) -> Tensor:
-    """The (L_i, *) ``sequences`` padded to the longest and stacked: (L, B, *) (``batch_first``: (B, L, *));
+    """The ``(L_i, *)`` ``sequences`` padded to the longest and stacked: ``(L, B, *)`` (``batch_first``: ``(B, L, *)``);
     ``padding_side='left'`` puts the padding before each sequence."""
     if padding_side not in ("left", "right"):
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
@@ -138,7 +138,7 @@ def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False)
 
 
 def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
-    """Pack a list of (L_i, *) sequences (longest first, unless ``enforce_sorted=False``)."""
+    """Pack a list of ``(L_i, *)`` sequences (longest first, unless ``enforce_sorted=False``)."""
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     lengths = creation.tensor([s.shape[0] for s in sequences], dtype=backend.int64)
