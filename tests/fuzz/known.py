@@ -94,15 +94,6 @@ KNOWN: list[KnownDifference] = [
         "backward raises", "deliberate",
         explains=_one_raises("torch", "derivative for aten::floor_divide is not implemented")),
     KnownDifference(
-        "only what a derivative reads is saved", "PyTorch raises",
-        "gather saves its index and the input's shape, and rounded division (div with "
-        "rounding_mode, //) saves nothing, since their gradients read no more; PyTorch saves the inputs, so "
-        "writing into one in place before backward raises a version error in PyTorch only (autograd_lab's "
-        "gradient is right)",
-        "deliberate",
-        explains=_one_raises("torch", r"modified by an inplace operation|Output \d+ of \w+ is a view and its base",
-                             earlier=r"\.gather\(|rounding_mode|//")),
-    KnownDifference(
         "masked_fill_ and index_put_ into expanded memory", "autograd_lab raises",
         "t.expand(2, 3).masked_fill_(mask, 0.25): PyTorch deprecates these writes (it warns and writes); "
         "autograd_lab computes the new values out of place and copies them back, where the copies of one memory "
@@ -162,11 +153,6 @@ F64 = "dtype=M.float64"
 EXAMPLES: dict[str, str | None] = {
     "hook on a stale view": None,
     "floor_divide is differentiable": f"x = M.tensor([1.5], {F64}, requires_grad=True)\n(x // 2).sum().backward()",
-    "only what a derivative reads is saved": f"""
-x = M.tensor([1.0, 2.0], {F64}, requires_grad=True)
-y = x.gather(0, M.tensor([1]))
-with M.no_grad(): x.add_(1.0)
-y.sum().backward()""",
     "masked_fill_ and index_put_ into expanded memory": f"""
 e = M.tensor([1.0, -2.0], {F64}).expand(3, 2)
 e.masked_fill_(e < 0, 0.25)""",
