@@ -81,7 +81,9 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 # -- elu, selu, celu -----------------------------------------------------------------------------
 def _elu_forward(xp, x, alpha, scale, input_scale):
     """scale * x where x > 0, else alpha * scale * (exp(x * input_scale) - 1)"""
-    negative = (alpha * scale) * xp.expm1(xp.minimum(x, 0) * input_scale)  # (no overflow on the positive side)
+    # (the negative side only, so the positive side cannot overflow; -0.0 stays -0.0, whose expm1 is -0.0 in
+    # PyTorch's kernel: minimum(-0.0, 0) would give +0.0)
+    negative = (alpha * scale) * xp.expm1(xp.where(x > 0, 0, x) * input_scale)
     return xp.where(x > 0, x * scale, negative).astype(x.dtype, copy=False)
 
 

@@ -223,3 +223,14 @@ def test_logsigmoid_at_the_infinities_keeps_torchs_signs():
         x = m.tensor([float("inf"), float("-inf"), 0.0, -30.0, 30.0], dtype=m.float64)
         values.append([repr(v) for v in m.nn.functional.logsigmoid(x).tolist()])
     assert values[0] == values[1]
+
+
+@pytest.mark.parametrize("name", ["elu", "celu", "selu"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_elu_family_keeps_the_sign_of_a_negative_zero_as_torch(name, dtype):
+    """PyTorch's kernel takes expm1 of -0.0, which is -0.0 (fuzzer seed 41018544: rsqrt of it is -inf, not inf)."""
+    values = [-0.0, 0.0, -1.0, 2.0]
+    ours = getattr(F, name)(al.tensor(values, dtype=getattr(al, dtype))).numpy()
+    theirs = getattr(torch.nn.functional, name)(torch.tensor(values, dtype=getattr(torch, dtype))).numpy()
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+    np.testing.assert_array_equal(ours, theirs)
