@@ -110,7 +110,11 @@ def _cofactors(A, result):
     create_graph). In a batch with both kinds each formula runs on its own matrices, the others replaced by a
     constant (the lower triangle of ones: invertible, distinct singular values), so that neither formula's inf or
     nan (A^-1 of a singular A, the SVD's derivative at repeated singular values) reaches the other's matrices, even
-    in a second derivative (as PyTorch's ``masked_fmap`` does)."""
+    in a second derivative (as PyTorch's ``masked_fmap`` does). A 1x1 matrix's one cofactor is the constant 1:
+    no second-order gradient then flows through det(A) or A^-1, as in PyTorch (where a hook or retain_grad on the
+    determinant sees it)."""
+    if F.array_of(A).shape[-1] == 1:
+        return F.ones_like(A)
     singular = _singular(result)
     if not F.any_true(singular):
         return _unsq2(result) * _mT(F.inv(A))

@@ -130,3 +130,24 @@ def test_gradcheck_gradgradcheck_and_forward_mode(name):
     inputs = [al.tensor(a, requires_grad=True) for a in make(np.random.default_rng(1), (2,))]
     assert gradcheck(fn, inputs, check_forward_ad=True)
     assert gradgradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("hook", ["retain_grad", "register_hook"])
+def test_det_of_a_1x1_matrix_sends_no_second_order_gradient_through_the_determinant(hook):
+    """A 1x1 matrix's cofactor is the constant 1, as PyTorch's gradient has it: a retained or hooked gradient of the
+    determinant sees only what reaches it directly in a second pass (fuzzer seeds 41007057, 41056065)."""
+    results = []
+    for m in (al, torch):
+        x = m.tensor([[-1.0], [1.5], [-2.0]], dtype=m.float64, requires_grad=True)
+        det = m.linalg.det(x.mT @ x + m.eye(1, dtype=m.float64))
+        if hook == "retain_grad":
+            det.retain_grad()
+        else:
+            det.register_hook(lambda g: g * -1.0)
+        loss = det * -0.6
+        (grad,) = m.autograd.grad(loss, [x], create_graph=True)
+        assert grad.grad_fn is not None  # (through x.mT @ x: it depends on x, not on the determinant)
+        (second,) = m.autograd.grad(loss + (grad * grad).sum(), [x])
+        results.append((second.tolist(), None if det.grad is None else det.grad.item()))
+    assert results[0][1] == results[1][1]
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
