@@ -86,6 +86,9 @@ class CopyBackwards(Op):
     def name(self) -> str:  # PyTorch writes this node in C++, and its name keeps the namespace (as CopySlices)
         return "torch::autograd::CopyBackwards"
 
+    def __repr__(self) -> str:  # (its class name, as PyTorch prints it)
+        return f"<CopyBackwards object at {id(self):#x}>"
+
     def d_self(grad):
         return formulas.zeros_like(grad)
 

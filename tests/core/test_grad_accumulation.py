@@ -83,3 +83,13 @@ class _no_check:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_copy_backwards_prints_as_torchs_node():
+    """Its name keeps PyTorch's C++ namespace; its repr is the class name, as PyTorch prints it."""
+    nodes = []
+    for m in (al, torch):
+        x = m.ones(2, requires_grad=True)
+        nodes.append(m.zeros(2).copy_(x * 2).grad_fn)
+    assert nodes[0].name() == nodes[1].name() == "torch::autograd::CopyBackwards"
+    assert repr(nodes[0]).split(" at ")[0] == repr(nodes[1]).split(" at ")[0] == "<CopyBackwards object"
