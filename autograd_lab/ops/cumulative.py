@@ -26,10 +26,11 @@ CumminValuesIndices = namedtuple("cummin", ["values", "indices"])
 
 
 def _along(xp, self, dim, scan):
-    """``scan(array, axis)`` along ``dim``; a 0-dim array is scanned as a 1-element vector (PyTorch's rule)."""
+    """``scan(array, axis)`` along ``dim``; a 0-dim array is scanned as a 1-element vector (PyTorch's rule). The
+    result is row-major whatever the input's layout, as PyTorch's scans write it (NumPy's follow the input's)."""
     if self.ndim == 0:
         return scan(self.reshape(1), 0).reshape(())
-    return scan(self, dim)
+    return xp.ascontiguousarray(scan(self, dim))
 
 
 def _reverse_cumsum(grad, dim: int):
@@ -199,7 +200,7 @@ def _cumulative_extreme(input, dim, name, op, result_type, keep):
     if data.dtype.kind == "f":  # a NaN is taken, and each later NaN, as in PyTorch
         chosen |= xp.isnan(data)
     steps = xp.arange(data.shape[d]).reshape((-1,) + (1,) * (data.ndim - d - 1))
-    indices = xp.maximum.accumulate(xp.where(chosen, steps, 0), axis=d).astype(xp.int64, copy=False)
+    indices = xp.ascontiguousarray(xp.maximum.accumulate(xp.where(chosen, steps, 0), axis=d), dtype=xp.int64)
     return select_values(op, input, d, indices, True, result_type)
 
 

@@ -164,3 +164,14 @@ def test_cumprod_gradient_at_the_first_zero_leaves_out_the_products_past_the_sec
         (m.log(x.cumprod(1)) * m.tensor([-1.37, 1.11, 0.5], dtype=m.float64)).sum().backward()
         grads.append(x.grad.tolist())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)
+
+
+@pytest.mark.parametrize("scan", [
+    lambda m, a: m.cumsum(a, 0), lambda m, a: m.cumprod(a, 1), lambda m, a: m.logcumsumexp(a, 0),
+    lambda m, a: m.cummax(a, -2).values, lambda m, a: m.cummin(a, 1).indices,
+], ids=["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin_indices"])
+def test_scans_of_a_column_major_input_are_row_major_as_torchs(scan):
+    """PyTorch's scans write row-major results whatever the input's layout: a view of one then works (fuzzer seed
+    42007031: inv's column-major result, cummax, view)."""
+    strides = [scan(m, m.linalg.inv(m.eye(3, dtype=m.float64) * 2)).stride() for m in (al, torch)]
+    assert strides[0] == strides[1] == (3, 1)
