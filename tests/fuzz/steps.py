@@ -151,7 +151,9 @@ LINALG = [
 
 
 def linalg(gen) -> None:
-    a = _target(gen, lambda var, t: t.dim() >= 2 and 0 not in t.shape and bool(t.isfinite().all()))
+    # (finite and moderate: a^T a of entries near 1e300, which nan_to_num makes of infinities, overflows, and what
+    # LAPACK returns for a matrix of infinities differs between the libraries: seeds 42014342, 42019323)
+    a = _target(gen, lambda var, t: t.dim() >= 2 and 0 not in t.shape and bool((t.abs() < 1e100).all()))
     if a:
         n = gen.tensor(a).shape[-1]
         s = f"({a}.mT @ {a} + M.eye({n}, dtype=M.float64))"
