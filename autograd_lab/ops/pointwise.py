@@ -11,6 +11,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import arithmetic, formulas
 from ._args import checked
+from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .out import write_out
 
@@ -218,6 +219,16 @@ class RoundBackward0(_Constant):
         return xp.round(self)
 
 
+class RoundBackward1(_Constant):
+    """round(decimals=d): each value to the nearest multiple of 10^-d (half to even, on the scaled value, as NumPy and
+    PyTorch compute it); no integer kernel, as in PyTorch"""
+    def forward(xp, self, *, decimals):
+        if self.dtype.kind in "biu":
+            kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+            raise no_kernel(kernel, backend.from_np(self.dtype), "round(decimals=...) takes floating values: x.float()")
+        return xp.round(formulas.opmath(self), decimals).astype(self.dtype)  # (float16 scaled in float32, as PyTorch)
+
+
 class TruncBackward0(_Constant):
     def forward(xp, self):
         _no_bool(self, "trunc_vml_cpu")
@@ -372,7 +383,16 @@ relu = _unary(ReluBackward0)
 sign = _unary(SignBackward0)
 floor = _unary(FloorBackward0)
 ceil = _unary(CeilBackward0)
-round = _unary(RoundBackward0)  # noqa: A001
+
+
+def round(input, *, decimals=None):  # noqa: A001
+    """Elementwise round to the nearest integer (half to even); its node is ``RoundBackward0``. With ``decimals``,
+    to that many decimal places (negative: to tens, hundreds...), node ``RoundBackward1``."""
+    if decimals is None:
+        return RoundBackward0.apply(input)
+    return RoundBackward1.apply(input, decimals=decimals)
+
+
 trunc = _unary(TruncBackward0)
 
 

@@ -131,6 +131,7 @@ CASES = {
     "FloorBackward0": (UNARY, "any", [lambda a: a.floor()]),
     "CeilBackward0": (UNARY, "any", [lambda a: a.ceil()]),
     "RoundBackward0": (UNARY, "any", [lambda a: a.round()]),
+    "RoundBackward1": (UNARY, "any", [lambda a: a.round(decimals=1), lambda a: al.round(a * 30, decimals=-1)]),
     "TruncBackward0": (UNARY, "any", [lambda a: a.trunc()]),
     "ClampBackward1": (UNARY, "any", [lambda a: a.clamp(-1.0, 1.0), lambda a: a.clamp(min=0.5)]),
     "ClampBackward0": (BINARY, "any", [lambda a, b: a.clamp(min=b), lambda a, b: a.clamp(b * 0.5, b)]),

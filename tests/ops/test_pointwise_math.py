@@ -179,3 +179,27 @@ SECOND_ORDER = {
 def test_second_derivatives(name):
     """The derivatives are differentiable (create_graph runs them on tensors): gradgradcheck in float64."""
     assert gradgradcheck(SECOND_ORDER[name], (al.tensor([0.6, 1.7, 3.2], dtype=al.float64, requires_grad=True),))
+
+
+@pytest.mark.parametrize("decimals", [None, 0, 1, 2, -1, -2])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_round_to_decimals_as_torch(decimals, dtype):
+    """round(decimals=) rounds the scaled value half to even (float16 scaled in float32); RoundBackward1, zero
+    gradient; integers have no kernel for it (plain round of an integer is the integer, as in PyTorch)."""
+    values = [1.2345, -2.5, 0.125, 1234.5, 0.285, 1.005, 2.675, math.nan, math.inf, -0.0, 60000.0]
+    kwargs = {} if decimals is None else {"decimals": decimals}
+    results = []
+    for m in (al, torch):
+        x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)
+        out = m.round(x, **kwargs)
+        out.sum().backward()
+        results.append((str(out.tolist()), out.grad_fn.name(), x.grad.tolist(), m.round(m.tensor([15])).tolist()))
+    assert results[0] == results[1]
+    method = al.tensor([2.675], dtype=al.float64)
+    assert method.round(**kwargs).tolist() == torch.tensor([2.675], dtype=torch.float64).round(**kwargs).tolist()
+    if decimals is not None:
+        with pytest.raises(NotImplementedError) as theirs:
+            torch.round(torch.tensor([15]), decimals=decimals)
+        with pytest.raises(NotImplementedError) as ours:
+            al.round(al.tensor([15]), decimals=decimals)
+        assert str(theirs.value) in str(ours.value)
