@@ -27,8 +27,8 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 class Sampler:
     """Base class of samplers: subclasses define ``__iter__`` (the indices) and usually ``__len__``."""
 
-    def __init__(self, data_source=None) -> None:  # (PyTorch's signature; the argument is not used)
-        pass
+    def __init__(self, data_source=None) -> None:
+        """PyTorch's signature: ``data_source`` is accepted and not kept (a subclass keeps what it iterates over)."""
 
     def __iter__(self) -> Iterator:
         raise NotImplementedError(f"Subclasses of Sampler should implement __iter__ ({type(self).__name__} does "
