@@ -113,11 +113,11 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
 
 class ThresholdBackward0(Op):
-    """out = x where x > threshold, else value"""
+    """out = value where x <= threshold, else x (so NaN stays NaN, as in PyTorch)"""
     saves = ("self", "threshold")
 
     def forward(xp, self, *, threshold, value):
-        return xp.where(self > threshold, self, value).astype(self.dtype, copy=False)
+        return xp.where(self <= threshold, value, self).astype(self.dtype, copy=False)
 
     def d_self(grad, self, threshold):
         return formulas.where(self <= threshold, 0.0, grad)
@@ -139,7 +139,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``x`` where ``x > threshold``, else ``value``; ``inplace=True`` overwrites ``input``."""
+    """``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN); ``inplace=True`` overwrites ``input``."""
     if inplace:
         return _run_inplace(input, "threshold_", lambda x: ThresholdBackward1.apply(x, threshold=threshold, value=value),
                             (), {})

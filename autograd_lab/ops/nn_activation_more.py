@@ -96,7 +96,7 @@ def _elu_grad(grad, values, alpha, scale, input_scale, is_result):
         # (exp of the negative part only: differentiated again under create_graph, as PyTorch's elu_double_backward,
         # the derivative is 0 at x = 0, masked by x < 0, though this one takes the negative side there)
         negative = grad * (input_scale * alpha * scale) * formulas.exp(formulas.where(values < 0, values, 0.0) * input_scale)
-    return formulas.where(values > 0, grad * scale, negative)
+    return formulas.where(values <= 0, negative, grad * scale)  # (NaN takes the positive side, as PyTorch's kernel)
 
 
 class EluBackward0(Op):
