@@ -13,6 +13,7 @@ from . import arithmetic, formulas
 from ._args import checked
 from ._errors import no_kernel
 from ._op import LINEAR, Op
+from .activation_backward import ThresholdBackwardBackward0
 from .out import write_out
 
 
@@ -181,8 +182,8 @@ class ReluBackward0(Op):
         out = xp.zeros(self.shape, dtype) if row_major else xp.zeros_like(self)
         return xp.maximum(out, self, out=out)
 
-    def d_self(grad, result):
-        return formulas.where(result <= 0, 0.0, grad)  # PyTorch's threshold_backward
+    def d_self(grad, result):  # PyTorch's threshold_backward: 0 where result <= 0, else grad
+        return formulas.call(ThresholdBackwardBackward0, grad, result, threshold=0)
 
     f_self = d_self  # element-wise: the forward derivative is the backward one
 

@@ -165,3 +165,12 @@ CASES.update({  # rrelu (ops/nn_activation.py): in eval, its noise is fixed
     "RreluWithNoiseBackward0": (UNARY, "any", [lambda a: F.rrelu(a, 0.1, 0.4)]),
     "RreluWithNoiseBackward1": (UNARY, "any", [lambda a: F.rrelu(a * 1, 0.2, 0.3, inplace=True)]),
 })
+
+CASES.update({  # the activations' derivatives as ops (ops/activation_backward.py), as functions of a gradient
+    "ThresholdBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: x.relu(), a),
+                                                  lambda a: _second(lambda x: F.threshold(x, 0.3, 2.0), a)]),
+    "LeakyReluBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.leaky_relu(x, 0.2), a)]),
+    "HardtanhBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.hardtanh(x, -0.5, 0.5), a)]),
+    "HardshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.hardshrink(x, 0.5), a)]),
+    "SoftshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.softshrink(x, 0.5), a)]),
+})

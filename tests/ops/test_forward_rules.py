@@ -61,6 +61,11 @@ def _pad(mode, dims):
 # The first-order op whose backward makes each ...BackwardBackward0 op, and how to make its inputs.
 SECOND_ORDER = {
     "IndexBackwardBackward0": (lambda a: a[_IDX] * 1.0, lambda rng: [_leaf(rng, (3, 4))]),
+    "ThresholdBackwardBackward0": (lambda a: a.relu(), lambda rng: [_leaf(rng, (3, 4))]),
+    "LeakyReluBackwardBackward0": (lambda a: F.leaky_relu(a, 0.2), lambda rng: [_leaf(rng, (3, 4))]),
+    "HardtanhBackwardBackward0": (lambda a: F.hardtanh(a, -0.7, 0.7), lambda rng: [_leaf(rng, (3, 4))]),
+    "HardshrinkBackwardBackward0": (lambda a: F.hardshrink(a, 0.7), lambda rng: [_leaf(rng, (3, 4))]),
+    "SoftshrinkBackwardBackward0": (lambda a: F.softshrink(a, 0.7), lambda rng: [_leaf(rng, (3, 4))]),
     "SliceBackwardBackward0": (lambda a: a[1:, 1:3], lambda rng: [_leaf(rng, (3, 4))]),
     "SelectBackwardBackward0": (lambda a: a[1:, 0], lambda rng: [_leaf(rng, (3, 4))]),
     "DiagonalBackwardBackward0": (lambda a: a.diagonal(1), lambda rng: [_leaf(rng, (3, 4))]),
