@@ -220,7 +220,8 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     sizes = tuple(input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(sizes))
     if min(sizes) < 0:
         shape = list(input.shape[:-2]) + list(sizes)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {shape}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {next(s for s in sizes if s < 0)}: "
+                           f"{shape}")
     return _adaptive_max_pool(AdaptiveMaxPool2DBackward0, input, sizes, return_indices)
 
 
