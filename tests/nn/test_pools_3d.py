@@ -253,6 +253,7 @@ ERRORS = [
     (lambda m: m.nn.functional.adaptive_avg_pool3d(_x(m, 2, 3, 4, 0, 4), 2), RuntimeError),
     (lambda m: m.nn.functional.adaptive_avg_pool3d(_x(m, 2, 3, 0, 3, 3), (1, 1)), RuntimeError),
     (lambda m: m.nn.functional.adaptive_avg_pool3d(_x(m).long(), 2), NotImplementedError),
+    (lambda m: m.nn.functional.adaptive_avg_pool3d(_x(m).long(), 1), RuntimeError),  # (a mean, as PyTorch's)
     (lambda m: m.nn.functional.adaptive_max_pool3d(_x(m, 3, 4, 5), 2), RuntimeError),
     (lambda m: m.nn.functional.adaptive_max_pool3d(_x(m), (2, 2)), RuntimeError),
     (lambda m: m.nn.functional.adaptive_max_pool3d(_x(m), (-1, 2, -3)), RuntimeError),
@@ -310,6 +311,19 @@ def test_pool_3d_modules_repr_and_forward_as_torch(make, unpools):
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_max_pool3d_of_float16_and_global_average_of_three_dims_as_torch():
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 5, 6)).astype(np.float16)
+    (ours, our_indices), (theirs, their_indices) = (lib.nn.functional.max_pool3d(lib.tensor(x), 2, return_indices=True)
+                                                    for lib in (al, torch))
+    assert ours.dtype is al.float16 and theirs.dtype is torch.float16
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    np.testing.assert_array_equal(our_indices.numpy(), their_indices.numpy())
+    # an output size of ones is a mean over the last three dims, whatever the input's dims (PyTorch checks none)
+    ours, theirs = (lib.nn.functional.adaptive_avg_pool3d(lib.tensor(x[0, 0].astype(np.float64)), 1)
+                    for lib in (al, torch))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
 
 
 def test_top_level_max_pool3d_is_torchs():
