@@ -139,7 +139,7 @@ def _max_pool_indices(xp, x, kernel, stride, padding, dilation, ceil_mode, op: s
     return flat
 
 
-_AXES = {1: ("W",), 2: ("H", "W"), 3: ("T", "H", "W")}  # PyTorch's letters for the spatial dims in its messages
+_AXES = {2: ("H", "W"), 3: ("T", "H", "W")}  # PyTorch's letters for the spatial dims in its messages
 
 
 def _check_pool(op: str, kernel, stride, padding, dilation=None) -> None:

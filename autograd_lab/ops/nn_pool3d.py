@@ -134,7 +134,9 @@ def _triple(value, name: str, op: str, must: str) -> tuple:
     value = tuple(value)
     if len(value) not in (1, 3):
         raise RuntimeError(f"{op}: {name} {must}, or a tuple of three ints")
-    return tuple(int(v) for v in value) * (3 // len(value))
+    if len(value) == 1:
+        value = value * 3
+    return tuple(int(v) for v in value)
 
 
 def _volumes(input: Tensor) -> None:
