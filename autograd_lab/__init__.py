@@ -299,6 +299,7 @@ from .ops.top_level_nn import (
     log_softmax,
     max_pool1d,
     max_pool2d,
+    max_pool3d,
     pairwise_distance,
     pixel_shuffle,
     pixel_unshuffle,

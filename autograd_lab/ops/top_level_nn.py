@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..nn import functional as F
 
 __all__ = ["softmax", "log_softmax", "dropout", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d", "avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "cosine_similarity",
+           "conv_transpose3d", "avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "max_pool3d", "cosine_similarity",
            "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "hardshrink", "selu", "celu",
            "threshold", "prelu", "layer_norm", "group_norm"]
 
@@ -19,6 +19,7 @@ conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
 conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
 avg_pool1d, adaptive_avg_pool1d, max_pool1d, max_pool2d = F.avg_pool1d, F.adaptive_avg_pool1d, F.max_pool1d, \
     F.max_pool2d
+max_pool3d = F.max_pool3d
 cosine_similarity, pairwise_distance = F.cosine_similarity, F.pairwise_distance
 pixel_shuffle, pixel_unshuffle, channel_shuffle = F.pixel_shuffle, F.pixel_unshuffle, F.channel_shuffle
 hardshrink, selu, celu, threshold, prelu = F.hardshrink, F.selu, F.celu, F.threshold, F.prelu

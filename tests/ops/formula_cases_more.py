@@ -174,3 +174,34 @@ CASES.update({  # the activations' derivatives as ops (ops/activation_backward.p
     "HardshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.hardshrink(x, 0.5), a)]),
     "SoftshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.softshrink(x, 0.5), a)]),
 })
+
+
+def _volume(a):
+    """A (2, 3, 7, 3, 2) volume that depends on every element of ``a`` (``_picture`` with its width split)."""
+    return _picture(a).reshape(2, 3, 7, 3, 2)
+
+
+def _leaf_volume(a):
+    """``_volume(a)`` as a leaf that requires grad (its gradient is then exactly a pooling op's)."""
+    return _volume(a).detach().requires_grad_()
+
+
+CASES.update({  # pooling over volumes (ops/nn_pool3d.py)
+    "MaxPool3DWithIndicesBackward0": (UNARY, "any", [lambda a: F.max_pool3d(_volume(a), 2),
+                                                     lambda a: F.max_pool3d(_volume(a)[0], (3, 2, 2), 2, 1, (1, 2, 1),
+                                                                            True)]),
+    "MaxPool3DWithIndicesBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.max_pool3d(x, 2),
+                                                                                _leaf_volume(a))]),
+    "AvgPool3DBackward0": (UNARY, "any", [lambda a: F.avg_pool3d(_volume(a), (3, 2, 2), (2, 1, 1), 1, True, False),
+                                          lambda a: F.avg_pool3d(_volume(a)[1], 2, divisor_override=3)]),
+    "AvgPool3DBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.avg_pool3d(x, 2), _leaf_volume(a))]),
+    "AdaptiveAvgPool3DBackward0": (UNARY, "any", [lambda a: F.adaptive_avg_pool3d(_volume(a), (3, 2, 4))]),
+    "AdaptiveAvgPool3DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_avg_pool3d(x, (3, 2, 4)), _leaf_volume(a))]),
+    "AdaptiveMaxPool3DBackward0": (UNARY, "any", [lambda a: F.adaptive_max_pool3d(_volume(a), (3, 2, 1)),
+                                                  lambda a: F.adaptive_max_pool3d(_volume(a)[0], (5, None, 3))]),
+    "AdaptiveMaxPool3DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_max_pool3d(x, (3, 2, 1)), _leaf_volume(a))]),
+    "MaxUnpool3DBackward0": (UNARY, "any", [lambda a: F.max_unpool3d(
+        *F.max_pool3d(_volume(a), 2, return_indices=True), 2, output_size=(7, 3, 2))]),
+})
