@@ -9,6 +9,7 @@ and call it.
 from __future__ import annotations
 
 from ..nn import functional as F
+from ..tensor import Tensor
 
 __all__ = ["softmax", "log_softmax", "dropout", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "cosine_similarity",
@@ -23,6 +24,7 @@ cosine_similarity, pairwise_distance = F.cosine_similarity, F.pairwise_distance
 pixel_shuffle, pixel_unshuffle, channel_shuffle = F.pixel_shuffle, F.pixel_unshuffle, F.channel_shuffle
 hardshrink, selu, celu, threshold, prelu = F.hardshrink, F.selu, F.celu, F.threshold, F.prelu
 layer_norm, group_norm = F.layer_norm, F.group_norm
+Tensor.hardshrink, Tensor.prelu = hardshrink, prelu  # (x.hardshrink(0.3), x.prelu(weight), as in PyTorch)
 
 
 def softmax(input, dim: int, *, dtype=None):

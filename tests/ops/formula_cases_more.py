@@ -165,3 +165,13 @@ CASES.update({  # rrelu (ops/nn_activation.py): in eval, its noise is fixed
     "RreluWithNoiseBackward0": (UNARY, "any", [lambda a: F.rrelu(a, 0.1, 0.4)]),
     "RreluWithNoiseBackward1": (UNARY, "any", [lambda a: F.rrelu(a * 1, 0.2, 0.3, inplace=True)]),
 })
+
+CASES.update({  # the tensor API's later additions (ops/put_renorm.py, ops/conjugation.py, ops/split.py)
+    "PutBackward0": (SHAPED, "any", [lambda a: a.put(al.tensor([0, -1]), a.reshape(-1)[:2] * 2),
+                                     lambda a: a.put(al.tensor([1, 1]), a.reshape(-1)[:2] * 3, accumulate=True)]),
+    "RenormBackward0": (MATRIX, "any", [lambda a, w: a.renorm(2, 0, 1.0), lambda a, w: a.renorm(3, 1, 0.5),
+                                        lambda a, w: a.renorm(1, -1, 100.0)]),
+    "ConjPhysicalBackward1": (UNARY, "any", [_written("conj_physical_")]),
+    "UnsafeSplitBackward0": (SHAPED, "any", [lambda a: a.unsafe_split(1, 0), lambda a: a.unsafe_chunk(2, -1)]),
+    "UnsafeSplitWithSizesBackward0": (SHAPED, "any", [lambda a: a.unsafe_split_with_sizes([1, a.shape[0] - 1], 0)]),
+})
