@@ -106,24 +106,29 @@ def _H(self: Tensor) -> Tensor:
     return self.transpose(0, 1)
 
 
-def _matrix_dims(self: Tensor, what: str) -> None:
+def _matrix_dims(self: Tensor, what: str) -> bool:
+    """Whether ``self`` has the two dims ``what`` swaps; a 0-dim tensor is its own conjugate transpose (with
+    PyTorch's deprecation warning), a 1-D one PyTorch's error."""
+    if self.ndim == 0:
+        start = "Tensor.mH" if what == "mH" else what
+        warnings.warn(f"{start} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=3)
+        return False
     if self.ndim < 2:
         raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            f"tensor. [autograd_lab] {what} swaps the last two dims; a vector has one (unsqueeze it "
                            "into a row or a column first)")
+    return True
 
 
 def _mH(self: Tensor) -> Tensor:
     """The conjugate transpose of each matrix in a batch: the last two dims swapped, for a real tensor (a view)."""
-    _matrix_dims(self, "mH")
-    return self.transpose(-2, -1)
+    return self.transpose(-2, -1) if _matrix_dims(self, "mH") else self
 
 
 @checked
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of each matrix (``x.mH``): the last two dims swapped, for a real tensor (a view)."""
-    _matrix_dims(input, "adjoint()")
-    return input.transpose(-2, -1)
+    return input.transpose(-2, -1) if _matrix_dims(input, "adjoint()") else input
 
 
 def _bind() -> None:
