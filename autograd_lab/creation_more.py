@@ -46,6 +46,9 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
                           "Pass requires_grad=False explicitly to get the old behavior and silence this warning.",
                           UserWarning, stacklevel=2)
         return result
+    if requires_grad and not result.dtype.is_floating_point:
+        raise RuntimeError(f"Only Tensors of floating point and complex dtype can require gradients [autograd_lab] "
+                           f"asarray made a tensor of {result.dtype!r}; pass dtype=al.float32")
     if not requires_grad and not result.is_leaf:
         return result.detach()  # (a tensor made by ops: its history cannot be turned off, so an alias without it)
     if result.is_leaf:

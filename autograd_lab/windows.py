@@ -16,6 +16,7 @@ import numpy as np
 
 from . import backend
 from .creation import _finish, _on, _resolve
+from .ops.fill import _c_name
 from .tensor import Tensor
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]
@@ -29,7 +30,7 @@ def _window(name: str, window_length, periodic, dtype, device, requires_grad, sa
                         f"{type(window_length).__name__}")
     dt, dev, xp = _resolve(dtype, device, backend.get_default_dtype())
     if not dt.is_floating_point:
-        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_c_name(dt)}, "
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_c_name(dt.name)}, "
                            f"device={dev}) [autograd_lab] pass dtype=al.float32 or al.float64")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
@@ -40,11 +41,6 @@ def _window(name: str, window_length, periodic, dtype, device, requires_grad, sa
         n = window_length + 1 if periodic else window_length
         values = samples(n, work)[:window_length]
     return _finish(_on(np.ascontiguousarray(values.astype(dt.np_dtype)), dev, xp), requires_grad)
-
-
-def _c_name(dt) -> str:
-    return {"float16": "c10::Half", "float32": "float", "float64": "double"}.get(dt.name, dt.name + " int"
-                                                                                  if dt.name != "bool" else "bool")
 
 
 def _scaled_positions(n: int, scale: float, work) -> np.ndarray:

@@ -263,6 +263,19 @@ class ClampMinBackward0(Op):
     f_self = d_self
 
 
+class ClampMaxBackward0(Op):
+    """out = min(self, max), max a number (``clamp_max``)"""
+    saves = ("max", "self")
+
+    def forward(xp, self, *, max):
+        return ClampBackward1.forward(xp, self, min=None, max=max)
+
+    def d_self(grad, max, self):
+        return ClampBackward1.d_self(grad, max, None, self)
+
+    f_self = d_self
+
+
 class ClampBackward0(Op):
     """out = min(max(self, min), max), bounds tensors (either may be None)"""
     saves = ("max", "min", "self")
@@ -445,7 +458,10 @@ def clamp_min(input, min):
 
 @checked
 def clamp_max(input, max):
-    return clamp(input, max=max)
+    if isinstance(max, Tensor) or max is None:
+        return clamp(input, max=max)
+    input, _, max = _clamp_numbers(input, None, max)
+    return ClampMaxBackward0.apply(input, max=max)
 
 
 @checked
