@@ -281,6 +281,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
+from .ops.split import split_with_sizes, unsafe_chunk, unsafe_split, unsafe_split_with_sizes
 from .ops.statistics import (
     bincount,
     corrcoef,
@@ -336,7 +337,6 @@ from .ops.views_more import (
     triu_indices,
     unravel_index,
 )
-from .ops.split import split_with_sizes, unsafe_chunk, unsafe_split, unsafe_split_with_sizes
 from .ranges import logspace, vander
 from .tensor import Size, Tensor
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window

@@ -31,6 +31,11 @@ class ConjPhysicalBackward1(Op):
     jvp = LINEAR
 
 
+def _conj_physical_values(input: Tensor) -> Tensor:
+    """The values ``conj_physical_`` writes: a real tensor's own, recorded as ``ConjPhysicalBackward1``."""
+    return ConjPhysicalBackward1.apply(input)
+
+
 @checked
 def conj(input: Tensor) -> Tensor:
     """The complex conjugate: for a real tensor, the tensor itself (as ``torch.conj`` returns it)."""
@@ -134,7 +139,9 @@ def adjoint(input: Tensor) -> Tensor:
 def _bind() -> None:
     for fn in (conj, conj_physical, resolve_conj, resolve_neg, is_conj, is_neg, isreal, isposinf, isneginf, adjoint):
         setattr(Tensor, fn.__name__, fn)
-    Tensor.conj_physical_ = _method("conj_physical_", ConjPhysicalBackward1.apply)
+    Tensor.conj_physical_ = _method("conj_physical_", _conj_physical_values)
+    Tensor.conj_physical_.__doc__ = ("In-place version of ``conj_physical``: the values of a real tensor stay, its "
+                                     "version is bumped and ``ConjPhysicalBackward1`` recorded, as in PyTorch.")
     Tensor.H = property(_H, doc=_H.__doc__)
     Tensor.mH = property(_mH, doc=_mH.__doc__)
 

@@ -152,9 +152,10 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
         if self.is_contiguous():  # the wrapped diagonal: every step-th element of the memory, after the first
             self.view(-1)[columns * step::step].fill_(value)
         else:  # (the same positions, counted in row-major order)
-            flat = backend.np.arange(columns * step, self.numel(), step)
+            xp = backend.namespace_of(self._data)
+            flat = xp.arange(columns * step, self.numel(), step)
             self.index_put_((Tensor._make(flat // columns), Tensor._make(flat % columns)),
-                            Tensor._make(backend.np.asarray(value)).to(self.dtype))
+                            Tensor._make(xp.asarray(value).astype(self._data.dtype)))
     return self
 
 

@@ -51,3 +51,11 @@ def test_fill_diagonal_takes_a_0_dim_tensor_as_a_number():
 ])
 def test_fill_diagonal_errors_match_torch(call):
     same_error(torch, call, RuntimeError)
+
+
+def test_wrap_on_a_transposed_tall_matrix_fills_the_same_places_as_on_a_contiguous_one():
+    """PyTorch's wrap steps through memory, which for a non-contiguous matrix reaches other places (or past the end);
+    here the positions are counted in row-major order, as for a contiguous matrix."""
+    wide = al.zeros(3, 11)
+    wide.t().fill_diagonal_(1.0, wrap=True)
+    assert wide.t().tolist() == al.zeros(11, 3).fill_diagonal_(1.0, wrap=True).tolist()
