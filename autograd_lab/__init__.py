@@ -297,8 +297,10 @@ from .ops.statistics import (
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.top_level_nn import (
     adaptive_avg_pool1d,
+    alpha_dropout_,
     avg_pool1d,
     celu,
+    celu_,
     channel_shuffle,
     conv1d,
     conv2d,
@@ -308,6 +310,8 @@ from .ops.top_level_nn import (
     conv_transpose3d,
     cosine_similarity,
     dropout,
+    dropout_,
+    feature_alpha_dropout_,
     group_norm,
     hardshrink,
     layer_norm,
@@ -318,9 +322,12 @@ from .ops.top_level_nn import (
     pixel_shuffle,
     pixel_unshuffle,
     prelu,
+    rrelu_,
     selu,
+    selu_,
     softmax,
     threshold,
+    threshold_,
 )
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean

@@ -55,3 +55,27 @@ def test_prelu_and_hardshrink_methods_match_torch():
     same_as_torch(torch, lambda m, a: a.hardshrink(), values)
     same_as_torch(torch, lambda m, a: a.hardshrink(lambd=0.3), values)
     assert al.Tensor.prelu is al.nn.functional.prelu and al.Tensor.hardshrink is al.nn.functional.hardshrink
+
+
+@pytest.mark.parametrize("name, args", [("selu_", ()), ("celu_", (0.5,)), ("threshold_", (0.1, 2.0)),
+                                        ("rrelu_", (0.1, 0.3)), ("dropout_", (0.5, False)),
+                                        ("alpha_dropout_", (0.5, False)), ("feature_alpha_dropout_", (0.5, False))])
+def test_nn_inplace_functions_match_torch(name, args):
+    values = np.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+
+    def run(m, a):
+        x = a * 1
+        assert getattr(m, name)(x, *args) is x
+        return x
+    same_as_torch(torch, run, values)
+
+
+@pytest.mark.parametrize("name", ["dropout_", "alpha_dropout_", "feature_alpha_dropout_"])
+def test_dropout_inplace_functions_in_training_record_as_torch(name):
+    """Random masks differ; the node and the version do not."""
+    for_each = []
+    for m in (al, torch):
+        x = m.ones(2, 3, 4, requires_grad=True) * 1
+        getattr(m, name)(x, 0.5, True)
+        for_each.append((x.grad_fn.name(), x._version))
+    assert for_each[0] == for_each[1]
