@@ -114,13 +114,16 @@ from .ops.comparison import (
 )
 from .ops.conjugation import (
     adjoint,
+    angle,
     conj,
     conj_physical,
+    imag,
     is_conj,
     is_neg,
     isneginf,
     isposinf,
     isreal,
+    real,
     resolve_conj,
     resolve_neg,
 )

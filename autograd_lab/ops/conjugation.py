@@ -3,8 +3,9 @@
 autograd_lab has no complex dtypes, but code written for PyTorch calls ``x.conj()``, ``x.mH`` or
 ``x.resolve_conj()`` whatever the dtype, so these work on real tensors as PyTorch's do there: the conjugate of a
 real tensor is the tensor itself (``conj`` and ``conj_physical`` return it, no node recorded), ``is_conj`` and
-``is_neg`` are False, and the conjugate transposes ``H``, ``mH`` and ``adjoint()`` are the transposes, views
-recorded as ``TransposeBackward0``. ``conj_physical_`` changes nothing yet is an in-place op, as in PyTorch:
+``is_neg`` are False, ``real`` is the tensor and ``imag`` an error, ``angle`` is pi where a value is negative
+(``AngleBackward0``, zero gradient), and the conjugate transposes ``H``, ``mH`` and ``adjoint()`` are the
+transposes, views recorded as ``TransposeBackward0``. ``conj_physical_`` changes nothing yet is an in-place op, as in PyTorch:
 it bumps the version and records ``ConjPhysicalBackward1``.
 """
 
@@ -14,6 +15,7 @@ import warnings
 
 from .. import backend
 from ..tensor import Tensor
+from . import formulas
 from ._args import checked
 from ._op import LINEAR, Op
 from .inplace import _method
@@ -34,6 +36,41 @@ class ConjPhysicalBackward1(Op):
 def _conj_physical_values(input: Tensor) -> Tensor:
     """The values ``conj_physical_`` writes: a real tensor's own, recorded as ``ConjPhysicalBackward1``."""
     return ConjPhysicalBackward1.apply(input)
+
+
+class AngleBackward0(Op):
+    """out = the argument of each value as a complex number: pi where negative, 0 elsewhere (NaN stays NaN)"""
+    saves = ("self",)  # (PyTorch saves it; the derivative of a real tensor's angle is zero wherever it exists)
+
+    def forward(xp, self):
+        return xp.where(xp.isnan(self), self, xp.where(self < 0, xp.pi, 0.0)).astype(self.dtype)
+
+    def d_self(grad, self):
+        return formulas.zeros_like(grad)
+
+    f_self = d_self
+
+
+@checked
+def angle(input: Tensor) -> Tensor:
+    """The angle of each value as a complex number: ``pi`` for a negative one, 0 otherwise (``-0.0`` too), NaN for
+    NaN; an integer or bool tensor gives the default floating dtype."""
+    if not input.dtype.is_floating_point:
+        input = input.to(backend.get_default_dtype())
+    return AngleBackward0.apply(input)
+
+
+@checked
+def real(input: Tensor) -> Tensor:
+    """The real part: for a real tensor, the tensor itself."""
+    return input
+
+
+@checked
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part, which only a complex tensor has: PyTorch's error for a real one."""
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes. [autograd_lab] a real tensor has "
+                       "no imaginary part (it would be zeros: al.zeros_like(x))")
 
 
 @checked
@@ -137,8 +174,11 @@ def adjoint(input: Tensor) -> Tensor:
 
 
 def _bind() -> None:
-    for fn in (conj, conj_physical, resolve_conj, resolve_neg, is_conj, is_neg, isreal, isposinf, isneginf, adjoint):
+    for fn in (conj, conj_physical, resolve_conj, resolve_neg, is_conj, is_neg, isreal, isposinf, isneginf, adjoint,
+               angle):
         setattr(Tensor, fn.__name__, fn)
+    Tensor.real = property(real, doc="The real part: for a real tensor, the tensor itself.")
+    Tensor.imag = property(imag, doc="The imaginary part: an error for a real tensor, as in PyTorch.")
     Tensor.conj_physical_ = _method("conj_physical_", _conj_physical_values)
     Tensor.conj_physical_.__doc__ = ("In-place version of ``conj_physical``: the values of a real tensor stay, its "
                                      "version is bumped and ``ConjPhysicalBackward1`` recorded, as in PyTorch.")

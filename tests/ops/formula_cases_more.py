@@ -172,6 +172,7 @@ CASES.update({  # the tensor API's later additions (ops/put_renorm.py, ops/conju
     "RenormBackward0": (MATRIX, "any", [lambda a, w: a.renorm(2, 0, 1.0), lambda a, w: a.renorm(3, 1, 0.5),
                                         lambda a, w: a.renorm(1, -1, 100.0)]),
     "ConjPhysicalBackward1": (UNARY, "any", [_written("conj_physical_")]),
+    "AngleBackward0": (UNARY, "any", [lambda a: a.angle()]),
     "ClampMaxBackward0": (UNARY, "any", [lambda a: a.clamp_max(0.3), _written("clamp_max_", -0.2)]),
     "UnsafeSplitBackward0": (SHAPED, "any", [lambda a: a.unsafe_split(1, 0), lambda a: a.unsafe_chunk(2, -1)]),
     "UnsafeSplitWithSizesBackward0": (SHAPED, "any", [lambda a: a.unsafe_split_with_sizes([1, a.shape[0] - 1], 0)]),

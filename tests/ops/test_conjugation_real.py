@@ -87,3 +87,21 @@ def test_predicates_match_torch(name, values, dtype):
 def test_predicates_record_nothing():
     x = al.tensor(_SPECIAL, requires_grad=True)
     assert all(not f(x).requires_grad for f in (al.isposinf, al.isneginf, al.isreal))
+
+
+def test_real_is_the_tensor_and_imag_is_torchs_error():
+    for m in (al, torch):
+        x = m.tensor(_MATRIX, requires_grad=True)
+        assert x.real is x and m.real(x) is x
+    same_error(torch, lambda m: m.ones(2).imag, RuntimeError)
+    same_error(torch, lambda m: m.imag(m.ones(2)), RuntimeError)
+
+
+def test_angle_matches_torch():
+    same_as_torch(torch, lambda m, a: a.angle(), [-1.0, 0.0, 2.0, float("nan"), -0.0, -float("inf")])
+    same_as_torch(torch, lambda m, a: m.angle(a * 2), _MATRIX)
+    for values, dtype in (([1, -2, 0], "int32"), ([True, False], "bool"), ([1.0, -1.0], "float16")):
+        ours = al.tensor(values, dtype=getattr(al, dtype)).angle()
+        theirs = torch.tensor(values, dtype=getattr(torch, dtype)).angle()
+        assert ours.dtype.name == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_allclose(ours.numpy().astype(float), theirs.numpy().astype(float), rtol=1e-3)
