@@ -97,6 +97,7 @@ from .ops.bitwise import (
     bitwise_right_shift,
     bitwise_xor,
 )
+from .ops.clamp_bounds import clamp_max, clamp_min
 from .ops.comparison import (
     eq,
     ge,
@@ -162,8 +163,6 @@ from .ops.pointwise import (
     abs,
     ceil,
     clamp,
-    clamp_max,
-    clamp_min,
     clip,
     clone,
     cos,

@@ -10,6 +10,7 @@ from ..tensor import Tensor
 from . import (  # noqa: F401  (importing a family binds its Tensor methods)
     arithmetic,
     bitwise,
+    clamp_bounds,
     comparison,
     comparison_inplace,
     conjugation,
