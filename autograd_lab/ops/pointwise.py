@@ -251,19 +251,6 @@ class ClampBackward1(Op):
     f_self = d_self  # element-wise: the forward derivative is the backward one
 
 
-class ClampMinBackward0(Op):
-    """out = max(self, min), min a number (``clamp_min``; ``clamp(min=)`` records ``ClampBackward1``, as in PyTorch)"""
-    saves = ("min", "self")
-
-    def forward(xp, self, *, min):
-        return ClampBackward1.forward(xp, self, min=min, max=None)
-
-    def d_self(grad, min, self):
-        return ClampBackward1.d_self(grad, None, min, self)
-
-    f_self = d_self
-
-
 class ClampBackward0(Op):
     """out = min(max(self, min), max), bounds tensors (either may be None)"""
     saves = ("max", "min", "self")
@@ -437,19 +424,6 @@ clip = clamp
 
 
 @checked
-def clamp_min(input, min):
-    if isinstance(min, Tensor) or min is None:
-        return clamp(input, min=min)
-    input, min, _ = _clamp_numbers(input, min, None)
-    return ClampMinBackward0.apply(input, min=min)
-
-
-@checked
-def clamp_max(input, max):
-    return clamp(input, max=max)
-
-
-@checked
 def maximum(input, other):
     return MaximumBackward0.apply(input, arithmetic._operand(other, "maximum"))
 
@@ -488,7 +462,7 @@ def _bind() -> None:
     methods = dict(
         abs=abs, exp=exp, log=log, log1p=log1p, sqrt=sqrt, rsqrt=rsqrt, sin=sin, cos=cos, tan=tan, tanh=tanh,
         sigmoid=sigmoid, relu=relu, sign=sign, floor=floor, ceil=ceil, round=round, trunc=trunc, clamp=clamp,
-        clip=clip, clamp_min=clamp_min, clamp_max=clamp_max, maximum=maximum, minimum=minimum, clone=clone,
+        clip=clip, maximum=maximum, minimum=minimum, clone=clone,
         __abs__=abs,
     )
     for name, fn in methods.items():

@@ -205,3 +205,15 @@ CASES.update({  # pooling over volumes (ops/nn_pool3d.py)
     "MaxUnpool3DBackward0": (UNARY, "any", [lambda a: F.max_unpool3d(
         *F.max_pool3d(_volume(a), 2, return_indices=True), 2, output_size=(7, 3, 2))]),
 })
+
+CASES.update({  # the tensor API's later additions (ops/put_renorm.py, ops/conjugation.py, ops/split.py)
+    "PutBackward0": (SHAPED, "any", [lambda a: a.put(al.tensor([0, -1]), a.reshape(-1)[:2] * 2),
+                                     lambda a: a.put(al.tensor([1, 1]), a.reshape(-1)[:2] * 3, accumulate=True)]),
+    "RenormBackward0": (MATRIX, "any", [lambda a, w: a.renorm(2, 0, 1.0), lambda a, w: a.renorm(3, 1, 0.5),
+                                        lambda a, w: a.renorm(1, -1, 100.0)]),
+    "ConjPhysicalBackward1": (UNARY, "any", [_written("conj_physical_")]),
+    "AngleBackward0": (UNARY, "any", [lambda a: a.angle()]),
+    "ClampMaxBackward0": (UNARY, "any", [lambda a: a.clamp_max(0.3), _written("clamp_max_", -0.2)]),
+    "UnsafeSplitBackward0": (SHAPED, "any", [lambda a: a.unsafe_split(1, 0), lambda a: a.unsafe_chunk(2, -1)]),
+    "UnsafeSplitWithSizesBackward0": (SHAPED, "any", [lambda a: a.unsafe_split_with_sizes([1, a.shape[0] - 1], 0)]),
+})
