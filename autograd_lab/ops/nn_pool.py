@@ -270,24 +270,39 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                                     count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
-def _adaptive_matrix(xp, size: int, out: int, dtype):
-    """(out, size): row i averages input positions floor(i*size/out) .. ceil((i+1)*size/out) - 1."""
-    matrix = xp.zeros((out, size), dtype=dtype)
-    for i in range(out):
-        start, end = (i * size) // out, -(-((i + 1) * size) // out)
-        matrix[i, start:end] = 1.0 / (end - start)
-    return matrix
+def _adaptive_bounds(xp, size: int, out: int):
+    """Window i of the ``out`` adaptive windows over ``size`` positions: floor(i*size/out) .. ceil((i+1)*size/out) - 1
+    (neighbours may share a position)."""
+    i = xp.arange(out)
+    return (i * size) // out, -(-((i + 1) * size) // out)
+
+
+def _gathered_sums(xp, x, first, last):
+    """Along the last axis of ``x``: for each row r of ``first``/``last``, the sum of x[first[r] .. last[r]], read
+    element by element (a NaN or an infinity stays in the sums it belongs to; a product with a 0/1 matrix would
+    carry it into every sum as 0 * inf = NaN)."""
+    longest = int((last - first).max()) + 1 if first.size else 1
+    positions = first[:, None] + xp.arange(longest)
+    inside = positions <= last[:, None]
+    return xp.where(inside, x[..., xp.minimum(positions, last[:, None])], 0).sum(-1)
 
 
 def _adaptive_mean(xp, x, input_size, output_size, spread: bool = False):
     """Means over the adaptive windows that tile an input of spatial size ``input_size`` into ``output_size``, one
     spatial dim (the last ``len(output_size)`` of ``x``) at a time; with ``spread``, the adjoint: each value of an
-    output-sized ``x`` spread evenly over its window."""
+    output-sized ``x`` spread evenly over its window (an input position sums the shares of the windows holding it)."""
     spatial = len(output_size)
     for d in range(spatial):
         axis = x.ndim - spatial + d
-        matrix = _adaptive_matrix(xp, input_size[d], output_size[d], x.dtype)  # (out, in)
-        x = xp.moveaxis(xp.tensordot(x, matrix, axes=([axis], [0 if spread else 1])), -1, axis)
+        start, end = _adaptive_bounds(xp, input_size[d], output_size[d])
+        x = xp.moveaxis(x, axis, -1)
+        if spread:  # the windows holding position p: those from the first ending after p to the last starting at it
+            p = xp.arange(input_size[d])
+            x = _gathered_sums(xp, x / (end - start).astype(x.dtype), xp.searchsorted(end, p, side="right"),
+                               xp.searchsorted(start, p, side="right") - 1)
+        else:
+            x = _gathered_sums(xp, x, start, end - 1) / (end - start).astype(x.dtype)
+        x = xp.moveaxis(x.astype(x.dtype, copy=False), -1, axis)
     return x
 
 
