@@ -2,10 +2,11 @@
 ``bilinear``, ``trilinear``, ``area``).
 
 Each of these modes is linear in the input and acts on one spatial dim at a time: output position ``o`` of a
-dim reads input positions of that dim only, with weights. So each spatial dim has a matrix (output size by
-input size; a row holds one 1 for ``nearest``, two weights summing to 1 for the linear modes), and resampling
-applies them dim by dim. The gradient is the same with each matrix transposed: every input position collects
-the gradients of the outputs that read it, weighted as they read it.
+dim reads a few input positions of that dim (its *taps*), with weights: one tap of weight 1 for ``nearest``,
+two taps whose weights sum to 1 for the linear modes. Resampling applies each dim's taps in turn,
+``out[o] = w0[o] * x[p0[o]] + w1[o] * x[p1[o]]`` as PyTorch's kernels add them (so an infinity or a NaN reaches
+only the outputs that read it). The gradient is the adjoint: every input position collects the gradients of
+the outputs that read it, weighted as they read it.
 
 The source positions and weights are computed as PyTorch's kernels compute them, in the same precision
 (single precision for float32 inputs), so the outputs agree with PyTorch's: ``nearest`` reads
@@ -29,60 +30,109 @@ __all__ = ["interpolate"]
 
 
 class _Resample(Op):
-    """out = the input with each spatial dim (2, 3, ...) mapped by its matrix (output size x input size)"""
-    saves = ("matrices",)
+    """out = the input with each spatial dim (2, 3, ...) resampled by its taps (the module docstring); the node keeps
+    PyTorch's sizes and scales (one per spatial dim: ``scales``, or ``scales_h``/``scales_w``...), and the taps"""
+    hidden_saves = ("taps",)  # (PyTorch's node recomputes them from the sizes and scales)
 
-    def forward(xp, self, *, matrices):
-        out = self
-        for axis, matrix in enumerate(matrices, start=2):
-            out = xp.moveaxis(xp.tensordot(out, matrix, axes=([axis], [1])), -1, axis)
-        return out.astype(self.dtype, copy=False)
-
-    def d_self(grad, matrices):
-        return formulas.call(UpsampleBackwardBackward0, grad, matrices=tuple(m.T for m in matrices))
+    def d_self(grad, self_sym_sizes, taps):
+        return formulas.call(UpsampleBackwardBackward0, grad, taps=taps, sizes=tuple(self_sym_sizes[2:]))
 
     jvp = LINEAR  # (a fixed linear map of the input: its tangent is resampled the same way)
 
 
-class UpsampleBackwardBackward0(_Resample):
-    """out = the gradient of a resampling: each dim mapped back by the transposed matrix (its own derivative
-    maps forward again)"""
+class _Resample1D(_Resample):
+    saves = ("output_size", "scales", "self_sym_sizes", "taps")
+
+    def forward(xp, self, *, output_size, scales, taps, align_corners=None):
+        return _resample(xp, self, taps)
 
 
-class UpsampleNearest1DBackward0(_Resample):
+class _Resample2D(_Resample):
+    saves = ("output_size", "scales_h", "scales_w", "self_sym_sizes", "taps")
+
+    def forward(xp, self, *, output_size, scales_h, scales_w, taps, align_corners=None):
+        return _resample(xp, self, taps)
+
+
+class _Resample3D(_Resample):
+    saves = ("output_size", "scales_d", "scales_h", "scales_w", "self_sym_sizes", "taps")
+
+    def forward(xp, self, *, output_size, scales_d, scales_h, scales_w, taps, align_corners=None):
+        return _resample(xp, self, taps)
+
+
+class UpsampleBackwardBackward0(Op):
+    """out = the gradient of a resampling: each input position collects, weighted, the gradients of the outputs
+    that read it (the adjoint of the taps); ``forward=True`` resamples forward again (its own derivative)"""
+    saves = ("taps", "sizes", "forward")
+    hidden_saves = ("taps", "sizes", "forward")
+
+    def forward(xp, grad, *, taps, sizes, forward=False):
+        return _resample(xp, grad, taps) if forward else _resample_adjoint(xp, grad, taps, sizes)
+
+    def d_grad(grad, taps, sizes, forward):
+        back = tuple(int(n) for n in formulas.array_of(grad).shape[2:])  # (the sizes this op's input had)
+        return formulas.call(UpsampleBackwardBackward0, grad, taps=taps, sizes=back, forward=not forward)
+
+    jvp = LINEAR
+
+
+class UpsampleNearest1DBackward0(_Resample1D):
     pass
 
 
-class UpsampleNearest2DBackward0(_Resample):
+class UpsampleNearest2DBackward0(_Resample2D):
     pass
 
 
-class UpsampleNearest3DBackward0(_Resample):
+class UpsampleNearest3DBackward0(_Resample3D):
     pass
 
 
-class UpsampleNearestExact1DBackward0(_Resample):
+class UpsampleNearestExact1DBackward0(_Resample1D):
     pass
 
 
-class UpsampleNearestExact2DBackward0(_Resample):
+class UpsampleNearestExact2DBackward0(_Resample2D):
     pass
 
 
-class UpsampleNearestExact3DBackward0(_Resample):
+class UpsampleNearestExact3DBackward0(_Resample3D):
     pass
 
 
-class UpsampleLinear1DBackward0(_Resample):
-    pass
+class UpsampleLinear1DBackward0(_Resample1D):
+    saves = ("align_corners",) + _Resample1D.saves
 
 
-class UpsampleBilinear2DBackward0(_Resample):
-    pass
+class UpsampleBilinear2DBackward0(_Resample2D):
+    saves = ("align_corners",) + _Resample2D.saves
 
 
-class UpsampleTrilinear3DBackward0(_Resample):
-    pass
+class UpsampleTrilinear3DBackward0(_Resample3D):
+    saves = ("align_corners",) + _Resample3D.saves
+
+
+def _resample(xp, x, taps):
+    """Each spatial dim in turn: output o = sum over its taps t of weight[o, t] * x[position[o, t]]."""
+    for axis, (positions, weights) in enumerate(taps, start=2):
+        x = xp.moveaxis(x, axis, -1)
+        out = weights[:, 0] * x[..., positions[:, 0]]
+        for t in range(1, positions.shape[1]):
+            out = out + weights[:, t] * x[..., positions[:, t]]
+        x = xp.moveaxis(out.astype(x.dtype, copy=False), -1, axis)
+    return x
+
+
+def _resample_adjoint(xp, grad, taps, sizes):
+    """Each spatial dim in turn: input position p collects weight[o, t] * grad[o] from every tap (o, t) reading it."""
+    for axis, ((positions, weights), size) in enumerate(zip(taps, sizes), start=2):
+        grad = xp.moveaxis(grad, axis, -1)
+        out = xp.zeros(grad.shape[:-1] + (size,), dtype=grad.dtype)
+        for t in range(positions.shape[1]):
+            xp.add.at(out, (Ellipsis, positions[:, t]), (weights[:, t] * grad).astype(grad.dtype, copy=False))
+        grad = xp.moveaxis(out, -1, axis)
+    return grad
 
 
 _OPS = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
@@ -93,7 +143,7 @@ _OPS = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNear
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
-# -- the matrices, one per spatial dim ------------------------------------------------------------------
+# -- the taps, one set per spatial dim -------------------------------------------------------------------
 def _scale(size: int, out: int, scale_factor, precision):
     """PyTorch's ``compute_scales_value``: ``1 / scale_factor`` when one is given, else ``size / out``."""
     if scale_factor is not None and scale_factor > 0:
@@ -101,7 +151,8 @@ def _scale(size: int, out: int, scale_factor, precision):
     return precision(size) / precision(out)
 
 
-def _nearest_matrix(size: int, out: int, scale_factor, exact: bool, precision) -> np.ndarray:
+def _nearest_taps(size: int, out: int, scale_factor, exact: bool, precision) -> tuple:
+    """(positions, weights), each (out, 1): the one input position each output copies."""
     positions = np.arange(out)
     if exact:  # (o + 0.5) * scale in double precision, then floored in single, as PyTorch's kernel does
         scale = _scale(size, out, scale_factor, np.float32)
@@ -113,17 +164,15 @@ def _nearest_matrix(size: int, out: int, scale_factor, exact: bool, precision) -
     else:
         source = np.floor(positions.astype(np.float32) * _scale(size, out, scale_factor, np.float32))
     source = np.minimum(source.astype(np.int64), size - 1)
-    matrix = np.zeros((out, size), dtype=precision)
-    matrix[positions, source] = 1
-    return matrix
+    return source[:, None], np.ones((out, 1), dtype=precision)
 
 
-def _linear_matrix(size: int, out: int, scale_factor, align_corners: bool, precision) -> np.ndarray:
+def _linear_taps(size: int, out: int, scale_factor, align_corners: bool, precision) -> tuple:
+    """(positions, weights), each (out, 2): the two neighbours of each output's source position and their weights
+    (at the last input position both taps read it: PyTorch's kernel does the same)."""
     positions = np.arange(out)
-    matrix = np.zeros((out, size), dtype=precision)
-    if out == size:
-        matrix[positions, positions] = 1
-        return matrix
+    if out == size:  # (PyTorch copies)
+        return positions[:, None], np.ones((out, 1), dtype=precision)
     if align_corners:
         ratio = precision(size - 1) / precision(out - 1) if out > 1 else precision(0)
         real = ratio * positions.astype(precision)
@@ -133,9 +182,7 @@ def _linear_matrix(size: int, out: int, scale_factor, align_corners: bool, preci
     first = np.minimum(np.floor(real.astype(np.float32)).astype(np.int64), size - 1)
     weight = np.clip(real - first.astype(precision), 0, 1).astype(precision)
     second = first + (first < size - 1)
-    np.add.at(matrix, (positions, first), 1 - weight)
-    np.add.at(matrix, (positions, second), weight)
-    return matrix
+    return np.stack([first, second], 1), np.stack([1 - weight, weight], 1).astype(precision)
 
 
 # -- the function ------------------------------------------------------------------------------------
@@ -161,15 +208,18 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if op is None:
         raise _mode_error(input, mode, spatial)
     precision = np.float64 if input.dtype is backend.float64 else np.float32
-    matrices = []
+    xp = backend.namespace_of(input._data)
+    taps = []
     for i in range(spatial):
         length = input.shape[2 + i]
         if mode in _LINEAR:
-            matrix = _linear_matrix(length, sizes[i], scales[i], align_corners, precision)
+            positions, weights = _linear_taps(length, sizes[i], scales[i], align_corners, precision)
         else:
-            matrix = _nearest_matrix(length, sizes[i], scales[i], mode == "nearest-exact", precision)
-        matrices.append(backend.namespace_of(input._data).asarray(matrix.astype(input._data.dtype)))
-    return op.apply(input, matrices=tuple(matrices))
+            positions, weights = _nearest_taps(length, sizes[i], scales[i], mode == "nearest-exact", precision)
+        taps.append((xp.asarray(positions), xp.asarray(weights.astype(input._data.dtype))))
+    settings = {"align_corners": align_corners} if mode in _LINEAR else {}
+    names = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}[spatial]
+    return op.apply(input, output_size=tuple(sizes), taps=tuple(taps), **dict(zip(names, scales)), **settings)
 
 
 def _output_size(input: Tensor, size, scale_factor, recompute_scale_factor, mode: str) -> tuple[list, list]:

@@ -75,3 +75,34 @@ def test_second_derivative_at_the_kink_is_pytorchs(name, setting):
         results.append((g.detach().numpy(), gg.numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("values,kwargs", [
+    ([[[3.0, 2.0], [3.0, -0.74], [-INF, -0.25]]], {"scale_factor": 2, "mode": "linear"}),  # seed 51009738
+    ([[[2.0, -0.5, -1.0]], [[INF, 0.0, 0.25]]], {"scale_factor": 2, "mode": "linear"}),  # seed 51011896
+    ([[[2.0, -0.5, -1.0]], [[INF, 0.0, NAN]]], {"size": 7, "mode": "linear", "align_corners": True}),
+    ([[[[1.0, INF], [0.5, -2.0]]]], {"size": (3, 5), "mode": "bilinear"}),
+    ([[[[1.0, INF], [NAN, -2.0]]]], {"scale_factor": 3, "mode": "nearest"}),
+])
+def test_interpolate_adds_its_taps_as_pytorch_does(values, kwargs):
+    """An output reads two input positions (one for nearest), weighted: an infinity reaches the outputs that read
+    it, and a 0 weight on it gives NaN as in PyTorch's kernel; the gradient scatters the same way."""
+    def build(lib, x):
+        return lib.nn.functional.interpolate(x, **kwargs) * 0.5
+    (ours, our_grad), (theirs, their_grad) = _both(build, values)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-14, equal_nan=True)
+    np.testing.assert_allclose(our_grad, their_grad, rtol=1e-14, equal_nan=True)
+
+
+@pytest.mark.parametrize("kwargs", [{"scale_factor": 2, "mode": "linear"}, {"size": 5, "mode": "nearest"},
+                                    {"size": (5, 4), "mode": "bilinear", "align_corners": True},
+                                    {"scale_factor": (2, 1.5, 2), "mode": "trilinear"}])
+def test_interpolate_nodes_keep_pytorchs_sizes_and_scales(kwargs):
+    spatial = len(kwargs["size"]) if isinstance(kwargs.get("size"), tuple) else len(kwargs["scale_factor"]) if \
+        isinstance(kwargs.get("scale_factor"), tuple) else 1
+    shape = (1, 2) + (3,) * spatial
+    nodes = [lib.nn.functional.interpolate(lib.ones(shape, requires_grad=True), **kwargs).grad_fn for lib in (al, torch)]
+    names = sorted(a for a in dir(nodes[1]) if a.startswith("_saved_"))
+    assert sorted(a for a in dir(nodes[0]) if a.startswith("_saved_")) == names
+    assert nodes[0].name() == nodes[1].name()
+    assert [getattr(nodes[0], a) for a in names] == [getattr(nodes[1], a) for a in names]
