@@ -306,9 +306,8 @@ class BinaryCrossEntropyBackward0(Op):
         loss = -(target * log_p + (1 - target) * log_q)
         return _reduce(xp, loss if weight is None else loss * weight, reduction)
 
-    def d_self(grad, reduction, self, target, weight):
-        scale = _mean_scale(reduction, formulas.numel(self))
-        return _times(grad * (self - target) / formulas.clamp_min(self * (1 - self), _BCE_EPS) * scale, weight)
+    def d_self(grad, reduction, self, target, weight):  # grad * weight * (self - target) / (self * (1 - self))
+        return formulas.call(BinaryCrossEntropyBackwardBackward0, grad, self, target, weight=weight, reduction=reduction)
 
     def d_target(grad, reduction, self, target, weight):
         logit = formulas.clamp_min(formulas.log(1 - self), -100) - formulas.clamp_min(formulas.log(self), -100)
@@ -320,6 +319,33 @@ class BinaryCrossEntropyBackward0(Op):
     def f_target(tangent, reduction, self, target, weight):
         return _loss_tangent(BinaryCrossEntropyBackward0.d_target(tangent, reduction, self, target, weight),
                              reduction)
+
+
+class BinaryCrossEntropyBackwardBackward0(Op):
+    """out = grad_output * weight * (self - target) / max(self * (1 - self), 1e-12), the mean's 1/N included: BCE's
+    derivative for its input, an op of its own as PyTorch's binary_cross_entropy_backward, so that its derivatives are
+    PyTorch's formulas (the one for self puts 1e-12 on self and on 1 - self, where the clamp above would differ)"""
+    saves = ("grad_output", "reduction", "self", "target", "weight")
+    tensor_params = ("weight",)
+
+    def forward(xp, grad_output, self, target, *, weight, reduction):
+        scale = _mean_scale(reduction, self.size)
+        out = grad_output * (self - target) / xp.maximum(self * (1 - self), _BCE_EPS) * scale
+        return (out if weight is None else out * _in_dtype(weight, self.dtype)).astype(self.dtype, copy=False)
+
+    def d_grad_output(grad, reduction, self, target, weight):  # (linear in grad_output)
+        return formulas.call(BinaryCrossEntropyBackwardBackward0, grad, self, target, weight=weight, reduction=reduction)
+
+    def d_self(grad, grad_output, reduction, self, target, weight):
+        p, q = self + _BCE_EPS, 1 - self + _BCE_EPS
+        curvature = (self * self - 2 * self * target + target) / (p * p) / (q * q)
+        return _times(grad * grad_output * curvature * _mean_scale(reduction, formulas.numel(self)), weight)
+
+    def d_target(grad, grad_output, reduction, self, target, weight):
+        scale = _mean_scale(reduction, formulas.numel(self))
+        return _times(-grad * grad_output / formulas.clamp_min(self * (1 - self), _BCE_EPS) * scale, weight)
+
+    f_grad_output, f_self, f_target = d_grad_output, d_self, d_target
 
 
 @checked

@@ -106,3 +106,21 @@ def test_interpolate_nodes_keep_pytorchs_sizes_and_scales(kwargs):
     assert sorted(a for a in dir(nodes[0]) if a.startswith("_saved_")) == names
     assert nodes[0].name() == nodes[1].name()
     assert [getattr(nodes[0], a) for a in names] == [getattr(nodes[1], a) for a in names]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_cross_entropy_second_derivative_is_pytorchs_near_0_and_1(reduction):
+    """BCE's derivative is an op of its own (BinaryCrossEntropyBackwardBackward0), whose derivative for the input puts
+    1e-12 on p and on 1 - p, as PyTorch's: near 1 a formula derived from the clamped first derivative differs by
+    1e-12 / (1 - p) relative (seeds 51006062, 51019915)."""
+    results = []
+    for lib in (al, torch):
+        p = lib.tensor([0.9968313484090519, 0.3, 1e-5], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([0.68, 0.2, 0.9], dtype=lib.float64, requires_grad=True)
+        loss = lib.nn.functional.binary_cross_entropy(p, y, weight=lib.tensor([1.5, 0.5, 1.0], dtype=lib.float64),
+                                                      reduction=reduction)
+        gp, gy = lib.autograd.grad(loss.sum(), (p, y), create_graph=True)
+        results.append([gp.grad_fn.name(), *(g.numpy() for g in lib.autograd.grad((gp * gp).sum(), (p, y)))])
+    assert results[0][0] == results[1][0] == "BinaryCrossEntropyBackwardBackward0"
+    for ours, theirs in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-14)

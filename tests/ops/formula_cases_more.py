@@ -173,6 +173,10 @@ CASES.update({  # the activations' derivatives as ops (ops/activation_backward.p
     "HardtanhBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.hardtanh(x, -0.5, 0.5), a)]),
     "HardshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.hardshrink(x, 0.5), a)]),
     "SoftshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.softshrink(x, 0.5), a)]),
+    "BinaryCrossEntropyBackwardBackward0": (UNARY, "any", [
+        lambda a: _second(lambda x: F.binary_cross_entropy(x, (a.detach() * 0.7).sigmoid()), a.sigmoid()),
+        lambda a: _second(lambda x: F.binary_cross_entropy(x, a.detach().cos().sigmoid(), weight=al.tensor(2.0,
+                          dtype=a.dtype), reduction="sum"), a.sigmoid())]),
 })
 
 

@@ -66,6 +66,8 @@ SECOND_ORDER = {
     "HardtanhBackwardBackward0": (lambda a: F.hardtanh(a, -0.7, 0.7), lambda rng: [_leaf(rng, (3, 4))]),
     "HardshrinkBackwardBackward0": (lambda a: F.hardshrink(a, 0.7), lambda rng: [_leaf(rng, (3, 4))]),
     "SoftshrinkBackwardBackward0": (lambda a: F.softshrink(a, 0.7), lambda rng: [_leaf(rng, (3, 4))]),
+    "BinaryCrossEntropyBackwardBackward0": (lambda a: F.binary_cross_entropy(a.sigmoid(), al.full_like(a, 0.3)),
+                                            lambda rng: [_leaf(rng, (3, 4))]),
     "SliceBackwardBackward0": (lambda a: a[1:, 1:3], lambda rng: [_leaf(rng, (3, 4))]),
     "SelectBackwardBackward0": (lambda a: a[1:, 0], lambda rng: [_leaf(rng, (3, 4))]),
     "DiagonalBackwardBackward0": (lambda a: a.diagonal(1), lambda rng: [_leaf(rng, (3, 4))]),
