@@ -357,9 +357,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
                          "is deprecated. Please ensure they have the same size.")
     data = input._data
-    if data.size and (data.min() < 0 or data.max() > 1):
-        raise RuntimeError("all elements of input should be between 0 and 1 [autograd_lab] binary_cross_entropy takes "
-                           "probabilities: apply sigmoid first, or use binary_cross_entropy_with_logits on the logits")
+    for name, values in (("input", data), ("target", target._data)):  # (NaN is not between 0 and 1 either)
+        if not ((values >= 0) & (values <= 1)).all():
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1 [autograd_lab] binary_cross_entropy "
+                               "takes probabilities: apply sigmoid first, or use binary_cross_entropy_with_logits on "
+                               "the logits")
     # (PyTorch expands the weight to the input's shape, a view: the saved record shares its version counter)
     w = None if weight is None else weight.expand(*data.shape)
     return BinaryCrossEntropyBackward0.apply(input, target, weight=w, reduction=reduction)

@@ -458,6 +458,9 @@ def test_binary_cross_entropy_stability_and_errors():
     np.testing.assert_allclose(clamped.numpy(), [100.0, 100.0])  # logs clamped at -100, as PyTorch
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         F.binary_cross_entropy(al.tensor([1.5]), al.tensor([1.0]))
+    for p, y, name in (([float("nan")], [0.5], "input"), ([0.5], [float("nan")], "target"), ([0.5], [1.5], "target")):
+        with pytest.raises(RuntimeError, match=f"all elements of {name} should be between 0 and 1"):  # (as PyTorch:
+            F.binary_cross_entropy(al.tensor(p), al.tensor(y))  # a NaN is not between them; fuzzer seed 3443)
     with pytest.raises(ValueError, match="that is different to the input size"):
         F.binary_cross_entropy(al.tensor([0.5, 0.5]), al.tensor([[1.0, 0.0]]))
     with pytest.raises(ValueError, match="must be the same as input size"):
