@@ -323,8 +323,8 @@ class HardswishBackward0(Op):
         return (self * xp.clip(self + 3, 0, 6) / 6).astype(self.dtype, copy=False)
 
     def d_self(grad, self):
-        upper = formulas.where(self >= 3, grad, grad * (self / 3 + 0.5))  # (PyTorch 2.13's ends: 0 at -3, 1 at 3,
-        return formulas.where(self <= -3, 0.0, upper)  # and NaN at NaN)
+        upper = formulas.where(self < 3, grad * (self / 3 + 0.5), grad)  # (PyTorch 2.13's ends: 0 at -3, 1 at 3,
+        return formulas.where(self <= -3, 0.0, upper)  # and at NaN the gradient, as its kernel's scalar loop)
 
     f_self = d_self
 

@@ -70,8 +70,9 @@ def test_activations_keep_nan(name):
         out.backward(lib.ones(4, dtype=lib.float64))
         outs.append((out.detach().numpy(), x.grad.numpy()))
     np.testing.assert_array_equal(outs[0][0], outs[1][0])
-    if name not in ("hardsigmoid", "hardswish"):  # (PyTorch's gradient at NaN there depends on its kernel's path:
-        np.testing.assert_array_equal(outs[0][1], outs[1][1])  # NaN when vectorized, 0 or 1 in its scalar tail)
+    if name != "hardsigmoid":  # (PyTorch's slope is a float32 1/6; known.py in tests/fuzz)
+        np.testing.assert_array_equal(outs[0][1], outs[1][1])  # (4 elements: PyTorch's scalar loop; its vectorized
+        # loop, for longer tensors, gives 0 or NaN at NaN for some of these: tests/fuzz/known.py)
 
 
 def test_activation_modules_and_gradcheck():
