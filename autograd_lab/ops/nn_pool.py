@@ -303,7 +303,7 @@ def _adaptive_mean(xp, x, input_size, output_size, spread: bool = False):
         else:
             x = _gathered_sums(xp, x, start, end - 1) / (end - start).astype(x.dtype)
         x = xp.moveaxis(x.astype(x.dtype, copy=False), -1, axis)
-    return x
+    return xp.ascontiguousarray(x)  # (row-major, as PyTorch's result: a later view() of it works in both)
 
 
 class AdaptiveAvgPool2DBackward0(Op):

@@ -121,7 +121,7 @@ def _resample(xp, x, taps):
         for t in range(1, positions.shape[1]):
             out = out + weights[:, t] * x[..., positions[:, t]]
         x = xp.moveaxis(out.astype(x.dtype, copy=False), -1, axis)
-    return x
+    return xp.ascontiguousarray(x)  # (row-major, as PyTorch's result: a later view() of it works in both)
 
 
 def _resample_adjoint(xp, grad, taps, sizes):
@@ -132,7 +132,7 @@ def _resample_adjoint(xp, grad, taps, sizes):
         for t in range(positions.shape[1]):
             xp.add.at(out, (Ellipsis, positions[:, t]), (weights[:, t] * grad).astype(grad.dtype, copy=False))
         grad = xp.moveaxis(out, -1, axis)
-    return grad
+    return xp.ascontiguousarray(grad)
 
 
 _OPS = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
