@@ -54,6 +54,16 @@ def _views_will_require_grad(gen, facts) -> bool:
                for v in gen.shadow.values())
 
 
+def _leaf_view_with_views(gen, name: str) -> bool:
+    """Whether ``name`` is a view made a leaf that requires grad (requires_grad_ on a view of a base that does not)
+    while other views of its base exist."""
+    t = gen.tensor(name)
+    if not (t._is_view() and t.is_leaf and t.requires_grad):
+        return False
+    return any(isinstance(v, gen.torch.Tensor) and v is not t and v._is_view() and v._base is t._base
+               for v in gen.shadow.values())
+
+
 def _operand_shares_memory(gen, facts) -> bool:
     """An operand sharing the written memory (the target itself only for copy_: PyTorch skips t.copy_(t))."""
     target = gen.tensor(facts["name"])
@@ -124,6 +134,14 @@ KNOWN: list[KnownDifference] = [
         "grad...'); autograd_lab keeps v a view of c's new history. (After c.requires_grad_() both make v a leaf.)",
         "deliberate",
         avoid=lambda gen, step, facts: step == "inplace" and _views_will_require_grad(gen, facts)),
+    KnownDifference(
+        "in-place writes into a view that was made a leaf", "not generated",
+        "c = M.ones(1, 2); v = c[:, :1]; v.requires_grad_(); w = v.view(1); with no_grad: v.add_(1): PyTorch then "
+        "rebuilds w's history from c's, which does not require grad, so w's gradient no longer reaches v (v.grad "
+        "stays None, silently), or raises if v came from a function returning several views (split); autograd_lab "
+        "keeps w's history, and the gradient reaches v. In-place writes into such a view, while other views of its "
+        "base exist, are not generated (seed 51001285)", "deliberate",
+        avoid=lambda gen, step, facts: step == "inplace" and _leaf_view_with_views(gen, facts["name"])),
     KnownDifference(
         "the layout of an op's result whose operands have different layouts", "not generated",
         "M.mul(x.transpose(0, 1), y).contiguous(): PyTorch lays out an elementwise result as its first operand "
@@ -221,6 +239,14 @@ c = M.ones((2, 1), {F64})
 v = c.squeeze()
 c[0] = M.tensor([2.0], {F64}, requires_grad=True)
 v.add_(1.0)""",
+    "in-place writes into a view that was made a leaf": f"""
+c = M.ones((1, 2), {F64})
+v = c[:, :1]
+v.requires_grad_()
+w = v.view(1)
+with M.no_grad(): v.add_(1.0)
+w.sum().backward()
+g = v.grad""",
     "the layout of an op's result whose operands have different layouts": f"""
 x = M.ones((2, 3), {F64}).t()
 y = (x * M.ones((3, 2), {F64})).view(-1)""",
