@@ -58,6 +58,7 @@ from ..ops.nn_distance import (
 )
 from ..ops.nn_embedding_bag import embedding_bag
 from ..ops.nn_fold import fold, unfold
+from ..ops.nn_grid_sample import affine_grid, grid_sample
 from ..ops.nn_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -119,7 +120,9 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
            "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "local_response_norm",
-           "conv3d", "conv_transpose3d"]
+           "conv3d", "conv_transpose3d",
+           # sampling at arbitrary points (spatial transformers)
+           "affine_grid", "grid_sample"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
