@@ -25,6 +25,8 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import numpy as np
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
@@ -75,7 +77,7 @@ def _corners(grid, sizes: tuple, mode: int, padding_mode: int, align_corners: bo
     through them; all else is arrays."""
     data = formulas.array_of(grid)
     xp, dims = backend.namespace_of(data), len(sizes)
-    flat_grid = data.reshape(data.shape[0], -1, dims)
+    flat_grid = data.reshape(data.shape[0], _count(data.shape[1:-1]), dims)
     positions, slopes = zip(*(_source(xp, flat_grid[..., dims - 1 - k], sizes[k], padding_mode, align_corners)
                               for k in range(dims)))  # (the grid's last axis is x first: the fastest dim)
     if mode == 1:  # nearest: one corner, the closest pixel (half to even, as nearbyint rounds)
@@ -116,8 +118,8 @@ def _gather(x, flat, inside):
     if isinstance(x, Tensor):
         xp = backend.namespace_of(flat)
         index = Tensor._make(xp.ascontiguousarray(xp.broadcast_to(flat[:, None, :], (n, c, flat.shape[1]))))
-        return x.reshape(n, c, -1).gather(2, index) * inside[:, None, :]
-    values = backend.namespace_of(x).take_along_axis(x.reshape(n, c, -1), flat[:, None, :], axis=2)
+        return x.reshape(n, c, _count(x.shape[2:])).gather(2, index) * inside[:, None, :]
+    values = backend.namespace_of(x).take_along_axis(x.reshape(n, c, _count(x.shape[2:])), flat[:, None, :], axis=2)
     return values * inside[:, None, :]
 
 
@@ -145,7 +147,7 @@ def _count(sizes) -> int:
 def _tangent_columns(info: dict, tangent) -> list:
     """A grid-shaped tangent as the change of each spatial dim's fraction (N, P): its coordinate times the slope."""
     dims = len(info["slopes"])
-    flat = formulas.reshape(tangent, (tangent.shape[0], -1, dims))
+    flat = formulas.reshape(tangent, (tangent.shape[0], _count(tangent.shape[1:-1]), dims))
     return [flat[..., dims - 1 - k] * info["slopes"][k] for k in range(dims)]
 
 
@@ -167,7 +169,7 @@ def _read(x, info: dict, weight, out_shape):
 
 def _spread(g, info: dict, weight, shape):
     """The adjoint of ``_read``: each gradient (N, C, *points) added into the input's ``shape`` at the corners."""
-    flat_g = formulas.reshape(g, (g.shape[0], g.shape[1], -1))
+    flat_g = formulas.reshape(g, (g.shape[0], g.shape[1], _count(g.shape[2:])))
     terms = [_scatter(flat_g * weight(bits)[:, None, :], flat, inside, shape) for bits, flat, inside in info["corners"]]
     return formulas.cast_like(sum(terms[1:], terms[0]), g)
 
@@ -175,7 +177,7 @@ def _spread(g, info: dict, weight, shape):
 def _per_coordinate(g, x, info: dict, weight, grid_shape):
     """Per grid coordinate (dim k): its slope times the sum over corners and channels of the gradient, the input at
     the corner and ``weight(bits, k)``; grid-shaped."""
-    flat_g = formulas.reshape(g, (g.shape[0], g.shape[1], -1))
+    flat_g = formulas.reshape(g, (g.shape[0], g.shape[1], _count(g.shape[2:])))
     dims = len(info["slopes"])
     columns = [0] * dims
     for bits, flat, inside in info["corners"]:
@@ -423,11 +425,21 @@ def _base_grid(xp, size, align_corners: bool, dtype):
     """The points of the spatial dims of ``size``, x (the fastest dim) first, with a 1 appended: (P, D + 1)."""
     axes = []
     for steps in reversed(size[2:]):  # x, y[, z]
-        line = xp.linspace(-1, 1, steps, dtype=dtype) if steps > 1 else xp.zeros(steps, dtype=dtype)
+        line = _linspace(steps, dtype)
         axes.append(line if align_corners or steps <= 1 else line * (steps - 1) / steps)
-    mesh = xp.meshgrid(*reversed(axes), indexing="ij")  # slowest dim first, as the output is laid out
-    columns = [m.reshape(-1) for m in reversed(mesh)] + [xp.ones(mesh[0].size, dtype=dtype)]
-    return xp.stack(columns, axis=-1)
+    mesh = np.meshgrid(*reversed(axes), indexing="ij")  # slowest dim first, as the output is laid out
+    columns = [m.reshape(-1) for m in reversed(mesh)] + [np.ones(mesh[0].size, dtype=dtype)]
+    return xp.asarray(np.stack(columns, axis=-1))
+
+
+def _linspace(steps: int, dtype):
+    """``steps`` points from -1 to 1 as PyTorch's linspace computes them: the first half counted up from -1, the
+    rest down from 1, each a fused multiply-add (one rounding, so in a wider type here) of the dtype's step."""
+    if steps <= 1:
+        return np.zeros(steps, dtype=dtype)
+    wide = np.float64 if dtype.itemsize < 8 else np.longdouble
+    step, i = wide(dtype.type(2) / dtype.type(steps - 1)), np.arange(steps)
+    return np.where(i < steps // 2, wide(-1) + step * i, wide(1) - step * (steps - 1 - i)).astype(dtype)
 
 
 @checked
