@@ -31,6 +31,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
+from ._errors import no_kernel
 from ._op import LINEAR, Op
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -371,9 +372,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
             raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
         raise NotImplementedError("grid_sample: mode 'bicubic' is not implemented [autograd_lab] use 'bilinear'")
     if not input.is_floating_point():
-        from ._errors import no_kernel
-        raise no_kernel(f"grid_sampler_{input.ndim - 2}d_cpu{'_kernel_impl' if input.ndim == 4 else ''}",
-                        input.dtype, "sample a floating-point input (input.float())")
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if input.ndim == 4 else "grid_sampler3d_cpu"  # (PyTorch's names)
+        raise no_kernel(kernel, input.dtype, "sample a floating-point input (input.float())")
     op = GridSampler2DBackward0 if input.ndim == 4 else GridSampler3DBackward0
     return op.apply(input, grid, interpolation_mode=_MODES[mode], padding_mode=_PADDINGS[padding_mode],
                     align_corners=bool(align_corners))
@@ -386,10 +386,12 @@ def _check_grid(input: Tensor, grid: Tensor) -> None:
                            f"{backend.kernel_type_name(grid.dtype)}")
     sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
     if input.shape[:1] != grid.shape[:1]:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}")
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes} "
+                           "[autograd_lab] give one grid per image: (N, H_out, W_out, 2) for an input (N, C, H, W)")
     if grid.shape[-1:] != (input.ndim - 2,):
         raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got "
-                           f"grid with sizes {list(grid.shape)}")
+                           f"grid with sizes {list(grid.shape)} [autograd_lab] a point has one coordinate per spatial "
+                           "dim, x first: (x, y) for an image, (x, y, z) for a volume")
     for dim in range(2, input.ndim):
         if input.shape[dim] == 0:
             raise RuntimeError("grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
@@ -397,7 +399,8 @@ def _check_grid(input: Tensor, grid: Tensor) -> None:
     expected = 4 if input.ndim == 4 else 5
     if input.ndim != expected or grid.ndim != expected:
         raise RuntimeError(f"grid_sampler(): expected {expected}D input and grid with same number of dimensions, but "
-                           f"got {sizes}")
+                           f"got {sizes} [autograd_lab] sample an image (N, C, H, W) with a grid (N, H_out, W_out, 2), "
+                           "or a volume (N, C, D, H, W) with a grid (N, D_out, H_out, W_out, 3)")
 
 
 class AffineGridGeneratorBackward0(Op):
@@ -458,14 +461,16 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     dims = len(size) - 2
     if theta.ndim != 3 or tuple(theta.shape[1:]) != (dims, dims + 1):
         raise ValueError(f"Expected a batch of {dims}D affine matrices of shape Nx{dims}x{dims + 1} for size {size}. "
-                         f"Got {_torch_size(theta.shape)}.")
+                         f"Got {theta.shape}.")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True."
+                      " This is not an intended use case of affine_grid. See the documentation of affine_grid for details.",
+                      UserWarning, stacklevel=3)
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {dims + 1}] but "
-                           f"got: [{theta.shape[0]}, {dims + 1}].")
+                           f"got: [{theta.shape[0]}, {dims + 1}]. [autograd_lab] affine_grid: theta has one matrix per "
+                           f"image of size, {theta.shape[0]} for a batch of {size[0]}")
     return AffineGridGeneratorBackward0.apply(theta, size=size, align_corners=bool(align_corners))
 
-
-def _torch_size(shape) -> str:
-    return f"torch.Size([{', '.join(str(s) for s in shape)}])"
