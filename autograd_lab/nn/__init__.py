@@ -45,6 +45,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .fold import Fold, Unfold
 from .layers import (
     AlphaDropout,
+    Bilinear,
     Dropout,
     Dropout1d,
     Dropout2d,
@@ -156,4 +157,6 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
-           "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d"]
+           "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d",
+           # products of three tensors
+           "Bilinear"]

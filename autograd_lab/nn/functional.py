@@ -47,6 +47,7 @@ from ..ops.nn_activation_more import (
     softsign,
     tanhshrink,
 )
+from ..ops.nn_bilinear import bilinear, pdist
 from ..ops.nn_conv import conv1d, conv2d, conv3d
 from ..ops.nn_conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..ops.nn_distance import (
@@ -122,7 +123,9 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "local_response_norm",
            "conv3d", "conv_transpose3d",
            # sampling at arbitrary points (spatial transformers)
-           "affine_grid", "grid_sample"]
+           "affine_grid", "grid_sample",
+           # products of three tensors, distances within a batch
+           "bilinear", "pdist"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:

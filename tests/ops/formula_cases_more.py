@@ -212,3 +212,22 @@ CASES.update({  # sampling at points (ops/nn_grid_sample.py)
         lambda a: F.affine_grid(al.tensor(_THETA[:, :2, :3], dtype=a.dtype) * a.mean(), (2, 1, 3, 4), align_corners=False),
         lambda a: F.affine_grid(al.tensor(_THETA, dtype=a.dtype) * a.mean(), (2, 3, 2, 3, 4), align_corners=True)]),
 })
+
+
+def _trilinear(a, expand1=(1, 3), expand2=(0,), expand3=(1, 2), sumdim=(2, 3)):
+    """``_trilinear`` as ``bilinear`` calls it, of rows of ``a`` and a weight made of ``a``; the defaults are
+    bilinear's dims."""
+    from autograd_lab.ops.nn_bilinear import TrilinearBackward0
+    rows = a.reshape(1, -1)
+    weight = al.stack([rows.T * rows, rows.T - rows * 0.5])
+    return TrilinearBackward0.apply(rows, weight, rows.flip(1) * 2, expand1=expand1, expand2=expand2,
+                                    expand3=expand3, sumdim=sumdim)
+
+
+CASES.update({  # products of three tensors, distances within a batch (ops/nn_bilinear.py)
+    "TrilinearBackward0": (UNARY, "any", [_trilinear, lambda a: _trilinear(a, sumdim=(3,)),
+                                          lambda a: _trilinear(a, sumdim=(0, 2, 3))]),
+    "PdistBackward0": (MATRIX, "any", [lambda a, w: F.pdist(a), lambda a, w: F.pdist(a, 1.5),
+                                       lambda a, w: F.pdist(w, 3), lambda a, w: F.pdist(w, 1),
+                                       lambda a, w: F.pdist(a, float("inf")), lambda a, w: F.pdist(w, 0.5)]),
+})
