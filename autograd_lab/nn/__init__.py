@@ -78,6 +78,7 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import (
@@ -159,4 +160,4 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
            "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d",
            # products of three tensors
-           "Bilinear"]
+           "Bilinear", "TripletMarginWithDistanceLoss"]

@@ -56,10 +56,12 @@ from ..ops.nn_distance import (
     normalize,
     pairwise_distance,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from ..ops.nn_embedding_bag import embedding_bag
 from ..ops.nn_fold import fold, unfold
 from ..ops.nn_grid_sample import affine_grid, grid_sample
+from ..ops.nn_gumbel import gumbel_softmax
 from ..ops.nn_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -125,7 +127,7 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            # sampling at arbitrary points (spatial transformers)
            "affine_grid", "grid_sample",
            # products of three tensors, distances within a batch
-           "bilinear", "pdist"]
+           "bilinear", "pdist", "triplet_margin_with_distance_loss", "gumbel_softmax"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
