@@ -109,7 +109,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -160,4 +160,4 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
            "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d",
            # products of three tensors
-           "Bilinear", "TripletMarginWithDistanceLoss"]
+           "Bilinear", "TripletMarginWithDistanceLoss", "Buffer"]

@@ -1,4 +1,5 @@
-"""``Parameter``: a tensor that a ``Module`` registers as one of its learnable weights."""
+"""``Parameter``: a tensor that a ``Module`` registers as one of its learnable weights; ``Buffer``: a tensor marked
+to be registered as a buffer (state that is not learnt) when assigned to a module's attribute."""
 
 from __future__ import annotations
 
@@ -31,3 +32,28 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, protocol):
         return (Parameter, (Tensor._make(self._data.copy()), self._requires_grad))
+
+
+class _BufferMeta(type):
+    """Makes ``isinstance(t, Buffer)`` ask whether a tensor carries the buffer mark (``Buffer(...)`` returns a plain
+    tensor, as PyTorch's does)."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """``self.name = nn.Buffer(tensor)`` in a module registers ``tensor`` as a buffer (as ``register_buffer``
+    does), saved in ``state_dict`` unless ``persistent=False``.
+
+    ``Buffer(data)`` is ``data`` detached (sharing its memory, keeping ``requires_grad``), marked as a buffer: a
+    plain tensor, for which ``isinstance(t, nn.Buffer)`` holds.
+    """
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
+        if data is None:
+            data = empty(0)
+        marked = data.detach().requires_grad_(data.requires_grad)
+        marked.persistent = persistent
+        marked._is_buffer = True
+        return marked
