@@ -58,6 +58,7 @@ from .layers import (
     Linear,
     Unflatten,
 )
+from .lazy import LazyLinear, LazyModuleMixin
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -109,7 +110,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedParameter
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -160,4 +161,6 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
            "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d",
            # products of three tensors
-           "Bilinear", "TripletMarginWithDistanceLoss", "Buffer"]
+           "Bilinear", "TripletMarginWithDistanceLoss", "Buffer",
+           # lazy modules
+           "UninitializedParameter", "LazyModuleMixin", "LazyLinear"]

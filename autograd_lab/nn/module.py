@@ -16,7 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import tagging
 from .module_hooks import ModuleHooks
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedParameter
 from .tagging import is_module_tagging_enabled, set_module_tagging
 
 __all__ = ["Module", "set_module_tagging", "is_module_tagging_enabled"]
@@ -377,6 +377,8 @@ class Module(ModuleHooks):
                 errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
                 continue
+            if isinstance(target, UninitializedParameter) and not isinstance(value, UninitializedParameter):
+                target.materialize(tuple(value.shape))  # (a lazy module takes the saved shape, as PyTorch's does)
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {target.shape}.")

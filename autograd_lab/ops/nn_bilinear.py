@@ -191,7 +191,7 @@ def _pdist_grad(grad, x, p, result):
 
 @checked
 def pdist(input: Tensor, p: float = 2) -> Tensor:
-    """The ``p``-norm distance between every two rows of ``input`` (N, M): N * (N - 1) / 2 values, the pairs
+    """The ``p``-norm distance between every two rows of ``input`` (N, M): ``N * (N - 1) / 2`` values, the pairs
     (0, 1), (0, 2), ..., (N - 2, N - 1) in order."""
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")

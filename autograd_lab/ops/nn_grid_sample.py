@@ -2,7 +2,7 @@
 Transformer Networks tutorial uses them.
 
 ``grid_sample(input, grid)`` reads, for each point of ``grid`` (coordinates in [-1, 1], x first), the input at
-that point: ``nearest`` takes the closest pixel, ``bilinear`` mixes the 2 ** D pixels around it (the *corners*),
+that point: ``nearest`` takes the closest pixel, ``bilinear`` mixes the ``2 ** D`` pixels around it (the *corners*),
 each weighted by a product of one factor per spatial dim: ``f`` (the point's distance past the lower pixel) for
 an upper corner, ``1 - f`` for a lower one. Corners outside the input read 0 (``padding_mode="zeros"``); with
 ``border`` or ``reflection`` the point itself is first moved inside, by clamping or by mirroring at the edges.

@@ -1,5 +1,6 @@
-"""``nn.Buffer`` (PyTorch >= 2.5: ``self.x = nn.Buffer(t)`` registers a buffer, ``persistent=`` respected) against
-PyTorch: what it returns, what a module registers and saves, reassignment, and the errors."""
+"""``nn.Buffer`` (PyTorch >= 2.5: ``self.x = nn.Buffer(t)`` registers a buffer, ``persistent=`` respected) and the
+lazy ``nn.LazyLinear`` with ``nn.UninitializedParameter``, against PyTorch: what a module registers and saves, reprs
+before and after the first call, initialisation, state_dict loading, and the errors."""
 
 from __future__ import annotations
 
@@ -88,3 +89,72 @@ def test_buffer_errors_are_torchs(case):
         fail(al)
     phrase = str(theirs.value).replace("torch.FloatTensor", "al.FloatTensor").replace("torch.nn", "al.nn")
     assert phrase.split(" (")[0] in str(ours.value), (str(theirs.value), str(ours.value))
+
+
+def test_lazy_linear_before_and_after_its_first_call():
+    def seen(m):
+        layer = m.nn.LazyLinear(3)
+        before = (repr(layer), repr(layer.weight), type(layer.weight).__name__, layer.in_features,
+                  layer.has_uninitialized_params(), [(k, repr(v)) for k, v in layer.state_dict().items()],
+                  [type(p).__name__ for p in layer.parameters()], isinstance(layer.weight, m.nn.Parameter))
+        out = layer(m.randn(2, 5))
+        after = (repr(layer), type(layer).__name__, tuple(layer.weight.shape), tuple(layer.bias.shape),
+                 type(layer.weight).__name__, type(out.grad_fn).__name__, tuple(out.shape), len(layer._forward_pre_hooks))
+        return before, after
+    theirs, ours = _both(seen)
+    assert ours == theirs
+
+
+def test_lazy_linear_initialises_as_linear_and_trains_with_an_optimizer_made_before():
+    layer = al.nn.LazyLinear(40, dtype=al.float64)
+    optimizer = al.optim.SGD(layer.parameters(), lr=0.1)  # (the same Parameter objects, materialized in place)
+    x = al.randn(8, 16, dtype=al.float64)
+    layer(x).pow(2).sum().backward()
+    bound = 1 / 16 ** 0.5
+    for p in (layer.weight, layer.bias):
+        values = p.detach().numpy()
+        assert values.dtype.name == "float64" and values.min() >= -bound and values.max() <= bound
+        assert values.max() - values.min() > bound  # (drawn, not left at zero)
+    before = layer.weight.detach().numpy().copy()
+    optimizer.step()
+    assert not (layer.weight.detach().numpy() == before).all()
+
+
+def test_lazy_layers_in_a_sequential_converted_before_their_first_call():
+    def seen(m):
+        model = m.nn.Sequential(m.nn.LazyLinear(4), m.nn.ReLU(), m.nn.LazyLinear(2, bias=False)).to(m.float64)
+        early = repr(model)
+        out = model(m.randn(5, 7, dtype=m.float64))
+        return early, repr(model), str(out.dtype).split(".")[-1], str(model[2].weight.dtype).split(".")[-1]
+    theirs, ours = _both(seen)
+    assert ours == theirs
+
+
+def test_loading_a_state_dict_materializes_a_lazy_layer():
+    def seen(m):
+        layer = m.nn.LazyLinear(3)
+        source = m.nn.Linear(4, 3)
+        layer.load_state_dict(source.state_dict())
+        loaded = (repr(layer), type(layer).__name__, tuple(layer.weight.shape),
+                  bool((layer.weight == source.weight).all()))
+        layer(m.randn(1, 4))
+        return loaded, repr(layer)
+    theirs, ours = _both(seen)
+    assert ours == theirs
+    layer = al.nn.LazyLinear(3)
+    layer.load_state_dict(al.nn.Linear(4, 3).state_dict())
+    with pytest.raises(AssertionError, match="The in_features inferred from input: 5 is not equal to in_features from "
+                                             "self.weight: 4"):
+        layer(al.randn(1, 5))
+
+
+def test_uninitialized_parameter_refuses_shape_and_ops_and_materializes():
+    for m in (torch, al):
+        param = m.nn.UninitializedParameter()
+        assert repr(param) == "<UninitializedParameter>" and param.requires_grad
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter"):
+            param.shape  # noqa: B018
+        with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in"):
+            param + 1
+        param.materialize((2, 3))
+        assert type(param).__name__ == "Parameter" and tuple(param.shape) == (2, 3) and param.requires_grad
