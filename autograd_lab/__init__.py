@@ -75,6 +75,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .creation_more import asarray, empty_strided, scalar_tensor
 from .info import finfo, get_num_threads, iinfo, set_num_threads
 from .linalg import _cross as cross
 from .linalg import _qr_legacy as qr
@@ -96,6 +97,7 @@ from .ops.bitwise import (
     bitwise_right_shift,
     bitwise_xor,
 )
+from .ops.clamp_bounds import clamp_max, clamp_min
 from .ops.comparison import (
     eq,
     ge,
@@ -110,6 +112,21 @@ from .ops.comparison import (
     logical_xor,
     lt,
     ne,
+)
+from .ops.conjugation import (
+    adjoint,
+    angle,
+    conj,
+    conj_physical,
+    imag,
+    is_conj,
+    is_neg,
+    isneginf,
+    isposinf,
+    isreal,
+    real,
+    resolve_conj,
+    resolve_neg,
 )
 from .ops.cumulative import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .ops.einsum import einsum
@@ -146,8 +163,6 @@ from .ops.pointwise import (
     abs,
     ceil,
     clamp,
-    clamp_max,
-    clamp_min,
     clip,
     clone,
     cos,
@@ -220,6 +235,7 @@ from .ops.pointwise_math import (
 from .ops.pointwise_more import fix, fmax, fmin, frexp, gcd, i0, lcm, ldexp, nextafter, positive
 from .ops.predicates import is_complex, is_nonzero, is_same_size, is_signed, isclose, isin, unique_consecutive
 from .ops.products_more import addbmm, addmv, addr, baddbmm, chain_matmul, dist, ger, vdot
+from .ops.put_renorm import put, renorm
 from .ops.random_sampling import bernoulli, multinomial, poisson
 from .ops.reductions import (
     all,
@@ -267,6 +283,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk
+from .ops.split import split_with_sizes, unsafe_chunk, unsafe_split, unsafe_split_with_sizes
 from .ops.statistics import (
     bincount,
     corrcoef,
@@ -282,8 +299,10 @@ from .ops.statistics import (
 from .ops.tensor_products import cdist, inner, kron, tensordot
 from .ops.top_level_nn import (
     adaptive_avg_pool1d,
+    alpha_dropout_,
     avg_pool1d,
     celu,
+    celu_,
     channel_shuffle,
     conv1d,
     conv2d,
@@ -293,19 +312,25 @@ from .ops.top_level_nn import (
     conv_transpose3d,
     cosine_similarity,
     dropout,
+    dropout_,
+    feature_alpha_dropout_,
     group_norm,
     hardshrink,
     layer_norm,
     log_softmax,
     max_pool1d,
     max_pool2d,
+    max_pool3d,
     pairwise_distance,
     pixel_shuffle,
     pixel_unshuffle,
     prelu,
+    rrelu_,
     selu,
+    selu_,
     softmax,
     threshold,
+    threshold_,
 )
 from .ops.triangles import diag_embed, repeat_interleave, roll, rot90, trace, tril, triu
 from .ops.variance import std, std_mean, var, var_mean
@@ -324,6 +349,7 @@ from .ops.views_more import (
 )
 from .ranges import logspace, vander
 from .tensor import Size, Tensor
+from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load
 bool = bool_  # noqa: A001 - al.bool, as torch.bool
@@ -338,6 +364,16 @@ multiply, subtract, divide, negative = mul, sub, div, neg
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 clamp_, true_divide, absolute = Tensor.clamp_, div, abs
 result_type = backend.result_type
+# PyTorch's top-level in-place functions: ``al.exp_(x)`` is ``x.exp_()``, each the Tensor method itself.
+_INPLACE_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_",
+    "asinh_", "atan_", "atanh_", "ceil_", "clamp_max_", "clamp_min_", "clip_", "conj_physical_", "cos_", "cosh_",
+    "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_",
+    "i0_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_",
+    "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_",
+    "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+)
+globals().update({_name: getattr(Tensor, _name) for _name in _INPLACE_FUNCTIONS})
 pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # as torch.pi ... torch.newaxis
 
 __version__ = "0.1.0"

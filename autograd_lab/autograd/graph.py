@@ -157,6 +157,9 @@ class Node:
     # Whether the engine calls ``_backward`` even when none of the node's outputs received a gradient
     # (custom Functions: their backward then sees zeros or Nones, as in PyTorch).
     runs_without_grads = False
+    # PyTorch writes this node by hand in C++ (AccumulateGrad, CopySlices, CopyBackwards): its ``name()`` keeps the
+    # C++ namespace, ``torch::autograd::AccumulateGrad``, while its class, and so its repr, is ``AccumulateGrad``.
+    written_in_cpp = False
 
     def __init__(self, next_functions=(), output_meta=()) -> None:
         """``next_functions``: one edge ``(node, output_nr)`` per input, ``(None, 0)`` where no gradient goes;
@@ -171,8 +174,8 @@ class Node:
             _anomaly.record_forward_trace(self)
 
     def name(self) -> str:
-        """The node's name, as PyTorch spells it (``MulBackward0``...)."""
-        return type(self).__name__
+        """The node's name, as PyTorch spells it (``MulBackward0``, ``torch::autograd::AccumulateGrad``...)."""
+        return "torch::autograd::" + type(self).__name__ if self.written_in_cpp else type(self).__name__
 
     def _get_extras(self) -> _NodeExtras:
         if self._extras is None:
@@ -277,13 +280,14 @@ class Node:
         return grads[0] if len(grads) == 1 else grads
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):
     """The node that adds an incoming gradient into a leaf's ``.grad``."""
 
     __slots__ = ("variable",)
+    written_in_cpp = True
 
     def __init__(self, variable) -> None:
         # (Node.__init__ written out: a leaf gets a new one whenever a new graph first uses it)

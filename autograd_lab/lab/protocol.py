@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .snapshot import SMALL, NodeRecord, SavedRecord, Snapshot, TensorRecord, summarize
+from .snapshot import SMALL, NodeRecord, SavedRecord, Snapshot, TensorRecord, drawn_name, summarize
 
 __all__ = ["is_graph_like", "snapshot_graph_like"]
 
@@ -80,7 +80,7 @@ def _node_name(node: Any) -> str:
     name = getattr(node, "name", None)
     if callable(name):
         try:
-            return str(name())
+            return drawn_name(str(name()))
         except Exception:  # noqa: BLE001 - fall back to the class name
             pass
     return type(node).__name__

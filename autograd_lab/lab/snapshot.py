@@ -238,6 +238,12 @@ def _saved_records(node: Node, small: int) -> list[SavedRecord]:
     return records
 
 
+def drawn_name(name: str) -> str:
+    """A node's name as the drawings show it: without the C++ namespace that PyTorch's ``name()`` gives the nodes it
+    writes by hand (``AccumulateGrad`` for ``torch::autograd::AccumulateGrad``: the class name, as torchviz draws it)."""
+    return name.removeprefix("torch::autograd::")
+
+
 def _node_hooks(node: Node) -> tuple[dict[str, list[str]], list[int], dict[str, str]]:
     extras = getattr(node, "_extras", None)
     if extras is None:
@@ -328,7 +334,7 @@ class _Walker:
             is_leaf_node = isinstance(node, AccumulateGrad)
             hooks, retained, metadata = _node_hooks(node)
             rec = NodeRecord(
-                nid, node.name(), "leaf" if is_leaf_node else "op", depth[nid],
+                nid, drawn_name(node.name()), "leaf" if is_leaf_node else "op", depth[nid],
                 next=[(self.node_ids[id(c)] if c is not None else None, int(nr)) for c, nr in node.next_functions],
                 outputs=[(tuple(int(s) for s in shape), str(dtype)) for shape, dtype in getattr(node, "_output_meta", ())],
                 saved=_saved_records(node, self.small), hooks=hooks, retain_grad_outputs=retained,
@@ -337,7 +343,7 @@ class _Walker:
             rec.freed = bool(getattr(node, "_released", False)) or any(s.released for s in rec.saved)
             inner = getattr(node, "fn", None)
             if isinstance(inner, Node):
-                rec.wraps = inner.name()
+                rec.wraps = drawn_name(inner.name())
                 for s in _saved_records(inner, self.small):
                     s.name = "fn." + s.name
                     rec.saved.append(s)

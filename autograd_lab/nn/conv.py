@@ -148,8 +148,9 @@ class MaxPool2d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool2d)
 
 
-class AvgPool2d(Module):
-    """The mean over each ``kernel_size`` window (stride defaults to the kernel size)."""
+class _AvgPoolNd(Module):
+    """The mean over each ``kernel_size`` window (stride defaults to the kernel size), by ``_pool``."""
+    _pool = None  # the functional form: F.avg_pool2d, F.avg_pool3d
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: int | None = None) -> None:
@@ -160,11 +161,16 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return type(self)._pool(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """The mean over each ``kernel_size`` window of an image (stride defaults to the kernel size)."""
+    _pool = staticmethod(F.avg_pool2d)
 
 
 class AdaptiveAvgPool2d(Module):

@@ -1,6 +1,6 @@
 """``nn.functional`` (``import autograd_lab.nn.functional as F``): the layers' computations as functions,
 taking the weights as arguments. The ops themselves live in :mod:`autograd_lab.ops` (``nn``, ``nn_conv``,
-``nn_pool``, ``nn_loss``, ``nn_activation_more``, ``nn_loss_more``, ``nn_distance``), where each forward stands
+``nn_pool``, ``nn_pool3d``, ``nn_loss``, ``nn_activation_more``, ``nn_loss_more``, ``nn_distance``), where each forward stands
 beside its derivative.
 """
 
@@ -84,6 +84,7 @@ from ..ops.nn_loss_more import (
 from ..ops.nn_norm import instance_norm, layer_norm
 from ..ops.nn_norm_more import group_norm, prelu, rms_norm
 from ..ops.nn_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ..ops.nn_pool3d import adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, lp_pool3d, max_pool3d, max_unpool3d
 from ..ops.nn_pool_more import (
     adaptive_avg_pool1d,
     adaptive_max_pool1d,
@@ -122,6 +123,8 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
            "max_pool1d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool3d", "max_unpool3d",
+           "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "local_response_norm",
            "conv3d", "conv_transpose3d",
            # sampling at arbitrary points (spatial transformers)
@@ -168,6 +171,18 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size):
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size):
     """``adaptive_max_pool2d`` returning ``(values, indices)``."""
     return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+@checked
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False):
+    """``max_pool3d`` returning ``(values, indices)``."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+@checked
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size):
+    """``adaptive_max_pool3d`` returning ``(values, indices)``."""
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
 
 
 @checked(kinds={"num_classes": "int"})

@@ -62,6 +62,8 @@ class FillBackward3(Op):
 class CopyBackwards(Op):
     """out = src broadcast to self's shape and converted to self's dtype (``copy_``)"""
 
+    written_in_cpp = True  # (its name is torch::autograd::CopyBackwards, as PyTorch's)
+
     def forward(xp, self, src):
         # PyTorch's phrases (fix: these used to be expand's, which copy_ does not give): sizes that
         # cannot broadcast, or a broadcast result bigger than the destination.
@@ -82,12 +84,6 @@ class CopyBackwards(Op):
                 "must broadcast to the destination's shape without growing it"
             )
         return xp.broadcast_to(src, self.shape).astype(self.dtype, copy=True)
-
-    def name(self) -> str:  # PyTorch writes this node in C++, and its name keeps the namespace (as CopySlices)
-        return "torch::autograd::CopyBackwards"
-
-    def __repr__(self) -> str:  # (its class name, as PyTorch prints it)
-        return f"<CopyBackwards object at {id(self):#x}>"
 
     def d_self(grad):
         return formulas.zeros_like(grad)

@@ -32,7 +32,7 @@ from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
 from ..tensor import Tensor
 from ..tensor import _wrap_dim as _wrap
-from . import _op_forward, arithmetic, fill, pointwise, shape
+from . import _op_forward, arithmetic, clamp_bounds, fill, pointwise, shape
 from ._args import checked
 from ._errors import mixed_devices_message
 from .indexing import _basic, _check_bounds, _is_advanced, _to_array_index, checked_key
@@ -405,7 +405,7 @@ _METHODS = dict(
     reciprocal_=arithmetic.reciprocal, sin_=pointwise.sin, cos_=pointwise.cos, tan_=pointwise.tan,
     tanh_=pointwise.tanh, sigmoid_=pointwise.sigmoid, relu_=pointwise.relu, sign_=pointwise.sign,
     floor_=pointwise.floor, ceil_=pointwise.ceil, round_=pointwise.round, trunc_=pointwise.trunc,
-    clamp_=pointwise.clamp, clip_=pointwise.clamp, clamp_min_=pointwise.clamp_min, clamp_max_=pointwise.clamp_max,
+    clamp_=pointwise.clamp, clip_=pointwise.clamp, clamp_min_=clamp_bounds.clamp_min, clamp_max_=clamp_bounds.clamp_max,
     zero_=fill.ZeroBackward0.apply, fill_=_fill, copy_=_copy, masked_fill_=fill.masked_fill,
     index_put_=_index_put, uniform_=_uniform, normal_=_normal,
 )

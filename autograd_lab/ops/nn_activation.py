@@ -13,6 +13,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._op import Op
+from .activation_backward import LeakyReluBackwardBackward0, ThresholdBackwardBackward0
 from .inplace import _run_inplace
 
 __all__ = ["leaky_relu", "rrelu", "rrelu_", "threshold"]
@@ -32,8 +33,8 @@ class LeakyReluBackward0(Op):
     def forward(xp, self, *, negative_slope):
         return xp.where(self > 0, self, self * negative_slope).astype(self.dtype, copy=False)
 
-    def d_self(grad, negative_slope, self):
-        return formulas.where(self > 0, grad, grad * negative_slope)
+    def d_self(grad, negative_slope, self):  # (grad where self > 0, else grad * negative_slope)
+        return formulas.call(LeakyReluBackwardBackward0, grad, self, negative_slope=negative_slope)
 
     f_self = d_self  # (element-wise: the tangent goes through as the gradient does)
 
@@ -49,7 +50,7 @@ class LeakyReluBackward1(Op):
     def d_self(grad, negative_slope, result):
         if negative_slope < 0:
             raise RuntimeError(_NEGATIVE_SLOPE_IN_PLACE)
-        return formulas.where(result > 0, grad, grad * negative_slope)
+        return formulas.call(LeakyReluBackwardBackward0, grad, result, negative_slope=negative_slope)
 
     f_self = d_self
 
@@ -113,14 +114,14 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
 
 class ThresholdBackward0(Op):
-    """out = x where x > threshold, else value"""
+    """out = value where x <= threshold, else x (so NaN stays NaN, as in PyTorch)"""
     saves = ("self", "threshold")
 
     def forward(xp, self, *, threshold, value):
-        return xp.where(self > threshold, self, value).astype(self.dtype, copy=False)
+        return xp.where(self <= threshold, value, self).astype(self.dtype, copy=False)
 
-    def d_self(grad, self, threshold):
-        return formulas.where(self <= threshold, 0.0, grad)
+    def d_self(grad, self, threshold):  # (0 where self <= threshold, else grad)
+        return formulas.call(ThresholdBackwardBackward0, grad, self, threshold=threshold)
 
     f_self = d_self
 
@@ -139,7 +140,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``x`` where ``x > threshold``, else ``value``; ``inplace=True`` overwrites ``input``."""
+    """``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN); ``inplace=True`` overwrites ``input``."""
     if inplace:
         return _run_inplace(input, "threshold_", lambda x: ThresholdBackward1.apply(x, threshold=threshold, value=value),
                             (), {})

@@ -18,6 +18,7 @@ from . import formulas
 from ._args import checked
 from ._errors import no_kernel
 from ._op import Op
+from .activation_backward import HardshrinkBackwardBackward0, HardtanhBackwardBackward0, SoftshrinkBackwardBackward0
 from .inplace import _run_inplace
 from .nn import SoftmaxBackward0, _float_input, _softmax_dim
 
@@ -52,8 +53,8 @@ class HardtanhBackward0(Op):
     def forward(xp, self, *, min_val, max_val):
         return xp.clip(self, min_val, max_val).astype(self.dtype, copy=False)
 
-    def d_self(grad, max_val, min_val, self):
-        return formulas.where((self <= min_val) | (self >= max_val), 0.0, grad)  # (NaN passes grad, as in PyTorch)
+    def d_self(grad, max_val, min_val, self):  # (0 outside (min_val, max_val), else grad; NaN passes grad)
+        return formulas.call(HardtanhBackwardBackward0, grad, self, min_val=min_val, max_val=max_val)
 
     f_self = d_self
 
@@ -96,7 +97,7 @@ def _elu_grad(grad, values, alpha, scale, input_scale, is_result):
         # (exp of the negative part only: differentiated again under create_graph, as PyTorch's elu_double_backward,
         # the derivative is 0 at x = 0, masked by x < 0, though this one takes the negative side there)
         negative = grad * (input_scale * alpha * scale) * formulas.exp(formulas.where(values < 0, values, 0.0) * input_scale)
-    return formulas.where(values > 0, grad * scale, negative)
+    return formulas.where(values <= 0, negative, grad * scale)  # (NaN takes the positive side, as PyTorch's kernel)
 
 
 class EluBackward0(Op):
@@ -335,8 +336,8 @@ class HardshrinkBackward0(Op):
     def forward(xp, self, *, lambd):
         return xp.where((self >= -lambd) & (self <= lambd), 0, self).astype(self.dtype, copy=False)
 
-    def d_self(grad, lambd, self):
-        return formulas.where((self >= -lambd) & (self <= lambd), 0.0, grad)
+    def d_self(grad, lambd, self):  # (0 where -lambd <= self <= lambd, else grad)
+        return formulas.call(HardshrinkBackwardBackward0, grad, self, lambd=lambd)
 
     f_self = d_self
 
@@ -349,8 +350,8 @@ class SoftshrinkBackward0(Op):
         shrunk = self - xp.clip(self, -lambd, lambd)
         return shrunk.astype(self.dtype, copy=False)
 
-    def d_self(grad, lambd, self):
-        return HardshrinkBackward0.d_self(grad, lambd, self)  # (the same mask)
+    def d_self(grad, lambd, self):  # (the same mask as hardshrink's)
+        return formulas.call(SoftshrinkBackwardBackward0, grad, self, lambd=lambd)
 
     f_self = d_self
 

@@ -39,8 +39,8 @@ class MultiMarginLossBackward0(Op):
     def forward(xp, self, *, target, p, margin, weight, reduction):
         classes = self.shape[-1]
         hot = _one_hot(xp, target, classes, self.dtype)
-        z = margin - (self * hot).sum(-1, keepdims=True) + self
-        hinge = xp.where((z > 0) & (hot == 0), z if p == 1 else z * z, 0)
+        z = margin - xp.where(hot != 0, self, 0).sum(-1, keepdims=True) + self  # (the target's score, picked out:
+        hinge = xp.where((z > 0) & (hot == 0), z if p == 1 else z * z, 0)  # times 0, an inf elsewhere would be NaN)
         if weight is not None:
             hinge = hinge * weight.astype(self.dtype)[target][..., None]
         return _reduce(xp, (hinge.sum(-1) / classes).astype(self.dtype), reduction)
@@ -60,12 +60,13 @@ def _multi_margin_push(self, target, p: int, margin: float, weight):
     xp = backend.namespace_of(data)
     classes = data.shape[-1]
     hot = _one_hot(xp, target, classes, data.dtype)
-    z = margin - formulas.sum(self * hot, -1, keepdim=True) + self
-    scale = ((formulas.array_of(z) > 0) & (hot == 0)).astype(data.dtype) / classes
+    z = margin - formulas.sum(formulas.where(hot != 0, self, 0.0), -1, keepdim=True) + self
+    active = (formulas.array_of(z) > 0) & (hot == 0)
+    scale = active.astype(data.dtype) / classes
     if weight is not None:
         scale = scale * formulas.array_of(weight).astype(data.dtype)[target][..., None]
-    push = scale if p == 1 else 2 * z * scale
-    return push - hot * formulas.sum(push, -1, keepdim=True)
+    push = scale if p == 1 else 2 * formulas.where(active, z, 0.0) * scale  # (an inactive NaN hinge pushes nothing)
+    return push - formulas.where(hot != 0, formulas.sum(push, -1, keepdim=True), 0.0)
 
 
 def _samples(self) -> int:

@@ -46,7 +46,9 @@ class SmoothL1LossBackward0(Op):
 
     def d_self(grad, beta, reduction, self, target):
         d = self - target
-        local = formulas.where(d < -beta, -1.0, formulas.where(d > beta, 1.0, d / beta))
+        # (at abs(d) == beta both sides give +-1; the constant side's is what PyTorch's second derivative sees
+        # there: 0. NaN takes the middle: NaN)
+        local = formulas.where(d <= -beta, -1.0, formulas.where(d >= beta, 1.0, d / beta))
         return grad * local * _mean_scale(reduction, formulas.numel(d))
 
     def d_target(grad, beta, reduction, self, target):
@@ -71,7 +73,7 @@ class HuberLossBackward0(Op):
 
     def d_self(grad, delta, reduction, self, target):
         d = self - target
-        local = formulas.where(d < -delta, -delta, formulas.where(d > delta, delta, d))
+        local = formulas.where(d <= -delta, -delta, formulas.where(d >= delta, delta, d))  # (as smooth_l1's)
         return grad * local * _mean_scale(reduction, formulas.numel(d))
 
     def d_target(grad, delta, reduction, self, target):

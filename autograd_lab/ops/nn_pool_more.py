@@ -11,6 +11,8 @@ position repeated in the smaller ones (a repeat never changes a maximum, nor whi
 
 from __future__ import annotations
 
+import math
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
@@ -18,7 +20,15 @@ from ._args import checked
 from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .nn_conv import _pair
-from .nn_pool import _flat, _last_nan, _max_pool_grad, _planes, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .nn_pool import (
+    _gather_maxima,
+    _last_nan,
+    _max_pool_grad,
+    _planes,
+    adaptive_avg_pool2d,
+    avg_pool2d,
+    max_pool2d,
+)
 from .pointwise import relu
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -133,16 +143,18 @@ def _adaptive_positions(xp, size: int, out: int):
 
 
 def _adaptive_max_indices(xp, x, output_size):
-    """Flat (row * W + column) index of each adaptive window's maximum, the first maximum on ties (the last NaN wins,
-    as in PyTorch: a repeated position names the same element)."""
-    n, c, h, w = x.shape
-    rows = _adaptive_positions(xp, h, output_size[0])  # (oH, kH)
-    cols = _adaptive_positions(xp, w, output_size[1])  # (oW, kW)
-    flat = (rows[:, None, :, None] * w + cols[None, :, None, :]).reshape(
-        output_size[0], output_size[1], rows.shape[1] * cols.shape[1])  # (oH, oW, kH * kW)
-    windows = xp.take(_flat(x, n, c), flat, axis=2)  # (N, C, oH, oW, kH * kW)
+    """Flat (row-major, in the spatial dims) index of each adaptive window's maximum in ``x`` (N, C, *spatial), the
+    first maximum on ties (the last NaN wins, as in PyTorch: a repeated position names the same element)."""
+    size, spatial = x.shape[2:], len(output_size)
+    flat = xp.zeros((1,) * 2 * spatial, dtype=xp.int64)  # grows to (*out, *longest windows): flat positions
+    for d in range(spatial):
+        positions = _adaptive_positions(xp, size[d], output_size[d])  # (out, longest)
+        where = (1,) * d + (positions.shape[0],) + (1,) * (spatial - 1) + (positions.shape[1],) + (1,) * (spatial - 1 - d)
+        flat = flat * size[d] + positions.reshape(where)
+    flat = flat.reshape(tuple(output_size) + (math.prod(flat.shape[spatial:]),))  # (*out, window)
+    windows = xp.take(_planes(x, spatial), flat, axis=2)  # (N, C, *out, window)
     best = _last_nan(xp, windows, windows.ndim - 1)
-    return xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best[..., None], axis=-1)[..., 0].astype(xp.int64)
+    return xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best[..., None], axis=-1)[..., 0]
 
 
 class AdaptiveMaxPool2DBackward0(Op):
@@ -151,7 +163,7 @@ class AdaptiveMaxPool2DBackward0(Op):
     tensor_params = ("result1",)
 
     def forward(xp, self, *, result1):  # (a batch of images, or one (C, H, W) image)
-        return xp.take_along_axis(_planes(self), _planes(result1), axis=-1).reshape(result1.shape)
+        return _gather_maxima(xp, self, result1, 2)
 
     def d_self(grad, result1, self):
         return formulas.call(AdaptiveMaxPool2DBackwardBackward0, grad, indices=result1, self_sym_sizes=self.shape)
@@ -165,7 +177,7 @@ class AdaptiveMaxPool2DBackwardBackward0(Op):
     tensor_params = ("indices",)
 
     def forward(xp, grad, *, indices, self_sym_sizes):  # (a batch of images, or one (C, H, W) image)
-        return _max_pool_grad(xp, grad, indices, self_sym_sizes)
+        return _max_pool_grad(xp, grad, indices, self_sym_sizes, 2)
 
     def d_grad(grad, indices):
         return formulas.call(AdaptiveMaxPool2DBackward0, grad, result1=indices)
@@ -179,6 +191,17 @@ def _non_empty(input: Tensor, op: str) -> None:
         if input.shape[dim] == 0:
             raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
                                f"sizes {list(input.shape)} with dimension {dim} being empty")
+
+
+def _adaptive_max_pool(op_class, input: Tensor, sizes: tuple, return_indices: bool):
+    """Record ``op_class`` (the 2-D or 3-D node) for an input (N, C, *spatial) or one unbatched (C, *spatial)
+    pooled to spatial ``sizes`` (checked), with the indices it finds."""
+    batched = input.ndim == len(sizes) + 2
+    data = input._data if batched else input._data[None]
+    indices = _adaptive_max_indices(backend.namespace_of(data), data, sizes)
+    indices = Tensor._make(indices if batched else indices[0])
+    out = op_class.apply(input, result1=indices)  # (one unbatched sample is recorded as it is)
+    return (out, indices) if return_indices else out
 
 
 @checked
@@ -197,12 +220,9 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     sizes = tuple(input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(sizes))
     if min(sizes) < 0:
         shape = list(input.shape[:-2]) + list(sizes)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {shape}")
-    data = input._data if input.ndim == 4 else input._data[None]
-    indices = _adaptive_max_indices(backend.namespace_of(data), data, sizes)
-    indices = Tensor._make(indices if input.ndim == 4 else indices[0])
-    out = AdaptiveMaxPool2DBackward0.apply(input, result1=indices)  # (one (C, H, W) image is recorded as it is)
-    return (out, indices) if return_indices else out
+        raise RuntimeError(f"Trying to create tensor with negative dimension {next(s for s in sizes if s < 0)}: "
+                           f"{shape}")
+    return _adaptive_max_pool(AdaptiveMaxPool2DBackward0, input, sizes, return_indices)
 
 
 @checked
@@ -217,31 +237,29 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 
 
 # -- power-average pooling -----------------------------------------------------------------------------------------
-def _lp_pool(input: Tensor, norm_type, kernel: tuple, stride, ceil_mode: bool, spatial: int) -> Tensor:
-    """(sum over each window of x ** p) ** (1 / p), as PyTorch composes it: the mean of x ** p over the window,
-    times the window's size, to the power 1 / p (a negative mean, from odd powers, is taken as 0)."""
-    if spatial == 1:
-        pool_max, pool_avg, size = max_pool1d, avg_pool1d, kernel[0]
-        kernel = kernel[0]
-    else:
-        pool_max, pool_avg, size = max_pool2d, avg_pool2d, kernel[0] * kernel[1]
+def _lp_pool(input: Tensor, norm_type, kernel: tuple, stride, ceil_mode: bool, pool_max, pool_avg) -> Tensor:
+    """(sum over each window of x ** p) ** (1 / p), as PyTorch composes it of the max and average poolings of as many
+    dims as ``kernel`` has: the mean of x ** p over the window, times the window's size, to the power 1 / p (a
+    negative mean, from odd powers, is taken as 0)."""
     if norm_type == float("inf"):
         return pool_max(input.abs(), kernel, stride, 0, 1, ceil_mode)
     if norm_type == -float("inf"):
         return -pool_max(-input.abs(), kernel, stride, 0, 1, ceil_mode)
     mean = pool_avg(input.pow(norm_type), kernel, stride, 0, ceil_mode)
-    return (mean.sign() * relu(mean.abs())).mul(size).pow(1.0 / norm_type)
+    return (mean.sign() * relu(mean.abs())).mul(math.prod(kernel)).pow(1.0 / norm_type)
 
 
 @checked
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
     """The ``norm_type``-norm of each window of (N, C, L) sequences, as ``F.lp_pool1d`` (``inf``: the maximum of
     the absolute values)."""
-    return _lp_pool(input, norm_type, (_argument_int(kernel_size, "kernel_size", "lp_pool1d"),), stride, ceil_mode, 1)
+    kernel = (_argument_int(kernel_size, "kernel_size", "lp_pool1d"),)
+    return _lp_pool(input, norm_type, kernel, stride, ceil_mode, max_pool1d, avg_pool1d)
 
 
 @checked
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
     """The ``norm_type``-norm of each window of (N, C, H, W) images, as ``F.lp_pool2d`` (``p = 1``: the window's sum;
     ``inf``: the maximum of the absolute values)."""
-    return _lp_pool(input, norm_type, _pair(kernel_size, "kernel_size", "lp_pool2d"), stride, ceil_mode, 2)
+    kernel = _pair(kernel_size, "kernel_size", "lp_pool2d")
+    return _lp_pool(input, norm_type, kernel, stride, ceil_mode, max_pool2d, avg_pool2d)

@@ -8,6 +8,8 @@ their own. ``max_unpool1d`` is ``max_unpool2d`` over a width of 1, as in PyTorch
 
 from __future__ import annotations
 
+import math
+
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
@@ -15,32 +17,30 @@ from ._args import checked
 from ._errors import no_kernel
 from ._op import LINEAR, Op
 from .nn_conv import _pair
+from .nn_pool import _planes
 from .scatter_gather import GatherBackward0
 
 __all__ = ["max_unpool1d", "max_unpool2d"]
 
 
-def _planes(array):
-    """An (..., H, W) array as (..., H * W) (sizes written out: NumPy cannot infer a -1 with a zero size)."""
-    return array.reshape(array.shape[:-2] + (array.shape[-2] * array.shape[-1],))
-
-
 class MaxUnpool2DBackward0(Op):
-    """out = zeros of ``output_size`` per plane, each input value written at its flat index (in H * W)"""
+    """out = zeros of ``output_size`` per plane, each input value written at its flat index (in H * W; in
+    D * H * W for volumes: as many spatial dims as ``output_size`` has)"""
     saves = ("indices",)
     tensor_params = ("indices",)
 
     def forward(xp, self, *, indices, output_size):
-        planes = _planes(self)
-        out = xp.zeros(planes.shape[:-1] + (output_size[0] * output_size[1],), dtype=self.dtype)
+        spatial = len(output_size)
+        planes = _planes(self, spatial)
+        out = xp.zeros(planes.shape[:-1] + (math.prod(output_size),), dtype=self.dtype)
         dims = planes.ndim  # the batch and channel of each value, shaped to broadcast against the indices:
         lead = tuple(xp.arange(size).reshape((1,) * i + (size,) + (1,) * (dims - 1 - i))
                      for i, size in enumerate(planes.shape[:-1]))
-        out[lead + (_planes(indices),)] = planes
-        return out.reshape(self.shape[:-2] + tuple(output_size))
+        out[lead + (_planes(indices, spatial),)] = planes
+        return out.reshape(self.shape[:-spatial] + tuple(output_size))
 
     def d_self(grad, indices):
-        flat = formulas.call(GatherBackward0, _planes(grad), dim=grad.ndim - 2, index=_planes(indices))
+        flat = formulas.call(GatherBackward0, _planes(grad, 2), dim=grad.ndim - 2, index=_planes(indices, 2))
         return formulas.reshape(flat, indices.shape)
 
     jvp = LINEAR
@@ -65,28 +65,30 @@ def _output_size(input: Tensor, kernel, stride, padding, output_size) -> tuple:
     return tuple(int(s) for s in output_size)
 
 
-def _unpool(input: Tensor, indices: Tensor, size: tuple) -> Tensor:
-    """Check the indices against the input and the output ``size`` (H, W), then unpool."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {input.ndim} "
-                           "dimensions.")
+def _unpool(op_class, input: Tensor, indices: Tensor, size: tuple) -> Tensor:
+    """Check the indices against the input and the output ``size`` (its spatial dims), then unpool, recording
+    ``op_class`` (the 2-D or 3-D node)."""
+    spatial = len(size)
+    if input.ndim not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"Input to max_unpooling{spatial}d should be a {spatial + 1}d or {spatial + 2}d Tensor, but "
+                           f"got a tensor with {input.ndim} dimensions.")
     if input._data.dtype.kind in "iub":
-        raise no_kernel("max_unpool2d", input.dtype, "max_unpool is for floating-point tensors: convert first, e.g. "
-                        "x.float()")
+        raise no_kernel(f"max_unpool{spatial}d", input.dtype, "max_unpool is for floating-point tensors: convert "
+                        "first, e.g. x.float()")
     if indices.dtype is not backend.int64:
         name = backend.kernel_type_name(indices.dtype)
         raise RuntimeError(f"elements in indices should be type int64 but got: {name} [autograd_lab] pass the indices "
-                           "max_pool2d(..., return_indices=True) returned")
+                           f"max_pool{spatial}d(..., return_indices=True) returned")
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
                            f"but got indices tensor with shape: {list(indices.shape)}")
     data = indices._data
-    bad = (data < 0) | (data >= size[0] * size[1])
+    bad = (data < 0) | (data >= math.prod(size))
     if bad.any():
         raise RuntimeError(f"Found an invalid max index: {int(data[bad][0])} (output volumes are of size "
-                           f"{size[0]}x{size[1]}) [autograd_lab] max_unpool: give the output_size the input of the "
-                           "max pooling had")
-    return MaxUnpool2DBackward0.apply(input, indices=indices, output_size=size)
+                           f"{'x'.join(map(str, size))}) [autograd_lab] max_unpool: give the output_size the input of "
+                           "the max pooling had")
+    return op_class.apply(input, indices=indices, output_size=size)
 
 
 @checked
@@ -96,7 +98,7 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     kernel = _pair(kernel_size, "kernel_size", "max_unpool2d")
     stride = kernel if stride is None else _pair(stride, "stride", "max_unpool2d")
     padding = _pair(padding, "padding", "max_unpool2d")
-    return _unpool(input, indices, _output_size(input, kernel, stride, padding, output_size))
+    return _unpool(MaxUnpool2DBackward0, input, indices, _output_size(input, kernel, stride, padding, output_size))
 
 
 @checked
@@ -107,7 +109,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     stride = kernel if stride is None else (_single(stride, "stride"),)
     padding = (_single(padding, "padding"),)
     length = _output_size(input, kernel, stride, padding, output_size)
-    return _unpool(input.unsqueeze(-1), indices.unsqueeze(-1), length + (1,)).squeeze(-1)
+    return _unpool(MaxUnpool2DBackward0, input.unsqueeze(-1), indices.unsqueeze(-1), length + (1,)).squeeze(-1)
 
 
 def _single(value, name: str) -> int:

@@ -13,6 +13,7 @@ from . import arithmetic, formulas
 from ._args import checked
 from ._errors import no_kernel
 from ._op import LINEAR, Op
+from .activation_backward import ThresholdBackwardBackward0
 from .out import write_out
 
 
@@ -181,8 +182,8 @@ class ReluBackward0(Op):
         out = xp.zeros(self.shape, dtype) if row_major else xp.zeros_like(self)
         return xp.maximum(out, self, out=out)
 
-    def d_self(grad, result):
-        return formulas.where(result <= 0, 0.0, grad)  # PyTorch's threshold_backward
+    def d_self(grad, result):  # PyTorch's threshold_backward: 0 where result <= 0, else grad
+        return formulas.call(ThresholdBackwardBackward0, grad, result, threshold=0)
 
     f_self = d_self  # element-wise: the forward derivative is the backward one
 
@@ -248,19 +249,6 @@ class ClampBackward1(Op):
         return formulas.where(inside, grad, 0.0)
 
     f_self = d_self  # element-wise: the forward derivative is the backward one
-
-
-class ClampMinBackward0(Op):
-    """out = max(self, min), min a number (``clamp_min``; ``clamp(min=)`` records ``ClampBackward1``, as in PyTorch)"""
-    saves = ("min", "self")
-
-    def forward(xp, self, *, min):
-        return ClampBackward1.forward(xp, self, min=min, max=None)
-
-    def d_self(grad, min, self):
-        return ClampBackward1.d_self(grad, None, min, self)
-
-    f_self = d_self
 
 
 class ClampBackward0(Op):
@@ -436,19 +424,6 @@ clip = clamp
 
 
 @checked
-def clamp_min(input, min):
-    if isinstance(min, Tensor) or min is None:
-        return clamp(input, min=min)
-    input, min, _ = _clamp_numbers(input, min, None)
-    return ClampMinBackward0.apply(input, min=min)
-
-
-@checked
-def clamp_max(input, max):
-    return clamp(input, max=max)
-
-
-@checked
 def maximum(input, other):
     return MaximumBackward0.apply(input, arithmetic._operand(other, "maximum"))
 
@@ -487,7 +462,7 @@ def _bind() -> None:
     methods = dict(
         abs=abs, exp=exp, log=log, log1p=log1p, sqrt=sqrt, rsqrt=rsqrt, sin=sin, cos=cos, tan=tan, tanh=tanh,
         sigmoid=sigmoid, relu=relu, sign=sign, floor=floor, ceil=ceil, round=round, trunc=trunc, clamp=clamp,
-        clip=clip, clamp_min=clamp_min, clamp_max=clamp_max, maximum=maximum, minimum=minimum, clone=clone,
+        clip=clip, maximum=maximum, minimum=minimum, clone=clone,
         __abs__=abs,
     )
     for name, fn in methods.items():

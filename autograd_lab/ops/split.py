@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
-from ._op import Op
+from ._op import LINEAR, Op
 
 
 def _each(grads) -> tuple:
@@ -69,6 +69,19 @@ class SplitWithSizesBackward0(Op):
         return formulas.cat(_fill_missing(grads, shapes, ref), dim)
 
 
+class UnsafeSplitBackward0(SplitBackward0):
+    """``unsafe_split``: split's pieces, sharing its memory but not tracked as views (each has its own version
+    counter, and may be changed in place: the caller promises not to change the input through them)"""
+    is_view = False
+    jvp = LINEAR  # (a view op needs no rule; these are not tracked as views)
+
+
+class UnsafeSplitWithSizesBackward0(SplitWithSizesBackward0):
+    """``unsafe_split_with_sizes``: pieces of the given sizes, sharing memory but not tracked as views"""
+    is_view = False
+    jvp = LINEAR
+
+
 class UnbindBackward0(Op):
     """outputs = the slices along ``dim``, as views"""
     saves = ("dim",)
@@ -93,11 +106,46 @@ def split(input, split_size_or_sections, dim=0):
         if split_size_or_sections <= 0 and input.shape[d]:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {input.shape[d]}")
         return SplitBackward0.apply(input, split_size=split_size_or_sections, dim=d)
-    sizes = tuple(int(s) for s in split_size_or_sections)
+    return SplitWithSizesBackward0.apply(input, split_sizes=_checked_sizes(input, split_size_or_sections, d), dim=d)
+
+
+def _checked_sizes(input, split_sizes, d: int) -> tuple:
+    """The sizes of ``split_with_sizes``, refused with PyTorch's errors unless none is negative and they sum to
+    the size of dim ``d``."""
+    sizes = tuple(int(s) for s in split_sizes)
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={list(sizes)}")
     if sum(sizes) != input.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input tensor's "
                            f"size at dimension {d}), but got split_sizes={list(sizes)}")
-    return SplitWithSizesBackward0.apply(input, split_sizes=sizes, dim=d)
+    return sizes
+
+
+@checked(kinds={"split_sizes": "ints", "dim": "int"})
+def split_with_sizes(input, split_sizes, dim=0):
+    """Views of consecutive pieces of the listed sizes along ``dim`` (``split`` with a list)."""
+    d = _wrap_dim(dim, input.ndim, "split_with_sizes")
+    return SplitWithSizesBackward0.apply(input, split_sizes=_checked_sizes(input, split_sizes, d), dim=d)
+
+
+@checked(kinds={"split_sizes": "ints", "dim": "int"})
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """``split_with_sizes`` whose pieces are not tracked as views: each may be changed in place, with grad mode
+    on, where a view from ``split`` may not (``UnsafeSplitWithSizesBackward0``)."""
+    d = _wrap_dim(dim, input.ndim, "split_with_sizes")
+    return UnsafeSplitWithSizesBackward0.apply(input, split_sizes=_checked_sizes(input, split_sizes, d), dim=d)
+
+
+@checked(kinds={"split_size": "int", "dim": "int"})
+def unsafe_split(input, split_size, dim=0):
+    """``split`` into pieces of ``split_size`` (an int only) not tracked as views (``UnsafeSplitBackward0``)."""
+    if not isinstance(split_size, int):
+        raise TypeError(f"unsafe_split(): argument 'split_size' must be int, not {type(split_size).__name__}")
+    d = _wrap_dim(dim, input.ndim, "split")
+    if split_size <= 0 and input.shape[d]:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {input.shape[d]}")
+    return UnsafeSplitBackward0.apply(input, split_size=split_size, dim=d)
 
 
 @checked(kinds={"dim": "int"})
@@ -112,6 +160,17 @@ def chunk(input, chunks, dim=0):
 
 
 @checked(kinds={"dim": "int"})
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` whose pieces are not tracked as views (each may be changed in place)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[_wrap_dim(dim, input.ndim, "chunk")]
+    if n == 0:  # as PyTorch: `chunks` empty pieces
+        return unsafe_split_with_sizes(input, [0] * chunks, dim)
+    return unsafe_split(input, max(-(-n // chunks), 1), dim)
+
+
+@checked(kinds={"dim": "int"})
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views (none along a dim of size 0)."""
     d = _wrap_dim(dim, input.ndim, "unbind")
@@ -119,7 +178,9 @@ def unbind(input, dim=0):
 
 
 def _bind() -> None:
-    for name, fn in dict(split=split, chunk=chunk, unbind=unbind).items():
+    for name, fn in dict(split=split, chunk=chunk, unbind=unbind, split_with_sizes=split_with_sizes,
+                         unsafe_split=unsafe_split, unsafe_chunk=unsafe_chunk,
+                         unsafe_split_with_sizes=unsafe_split_with_sizes).items():
         setattr(Tensor, name, fn)
 
 

@@ -119,6 +119,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("fn", "_view_chain", "_fn_output", "_base_overlaps")
+    written_in_cpp = True  # (its name is torch::autograd::CopySlices, as PyTorch's)
 
     def __init__(self, base: Tensor, view: Tensor, fn: Node, output_nr: int = 0) -> None:
         super().__init__([gradient_edge(base)] + list(fn.next_functions[1:]),
@@ -128,12 +129,6 @@ class CopySlices(Node):
         self._fn_output = output_nr
         self._base_overlaps = overlaps_itself(base._data)  # (its elements share memory: backward refuses, as PyTorch's)
         self._saved = fn._saved  # what fn keeps is what this node keeps (and frees)
-
-    def name(self) -> str:
-        return "torch::autograd::CopySlices"
-
-    def __repr__(self) -> str:
-        return f"<CopySlices object at {id(self):#x}>"
 
     def _release_saved(self) -> list[str]:
         # As PyTorch's CopySlices: drop the reference to fn instead of freeing what fn saved, which is

@@ -39,7 +39,7 @@ def test_engine_runs_each_node_of_a_chain_exactly_once():
     assert len(steps) == 2 * n + 1
     assert len({id(step.node) for step in steps}) == len(steps)
     assert steps[0].node is y.grad_fn
-    assert steps[-1].node.name() == "AccumulateGrad"
+    assert steps[-1].node.name() == "torch::autograd::AccumulateGrad"
 
 
 def test_graph_is_freed_by_reference_counting_alone():

@@ -1,7 +1,6 @@
 """The recorded graph is PyTorch's, node by node: the same programs run on autograd_lab and torch give nodes of the
 same names, the same ``next_functions`` (``None`` entries and output numbers included), and the same ``_saved_*``
-attributes with the same values. (``AccumulateGrad`` is compared by what it is: PyTorch's ``name()`` spells it
-``torch::autograd::AccumulateGrad``.)"""
+attributes with the same values."""
 
 from __future__ import annotations
 
@@ -125,10 +124,6 @@ def _setitem(tensor, key, value):
     return tensor
 
 
-def _name(node) -> str:
-    return "AccumulateGrad" if node.name() == "torch::autograd::AccumulateGrad" else node.name()
-
-
 def _value(v):
     if isinstance(v, (al.Tensor, torch.Tensor)):
         values = np.asarray(v.detach().tolist())  # (floats to 10 decimals: the kernels' rounding differs)
@@ -150,8 +145,8 @@ def graph(root) -> list:
             position[id(node)] = len(order)
             order.append(node)
             queue.extend(child for child, _ in node.next_functions)
-    return [(_name(node),
-             tuple(None if child is None else (_name(child), position[id(child)], nr) for child, nr in node.next_functions),
+    return [(node.name(),
+             tuple(None if child is None else (child.name(), position[id(child)], nr) for child, nr in node.next_functions),
              {n: _value(getattr(node, n)) for n in dir(node) if n.startswith("_saved_")})
             for node in order]
 

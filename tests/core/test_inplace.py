@@ -32,8 +32,7 @@ def _values(*shape, domain: str = "any") -> np.ndarray:
 def _name(node) -> str | None:
     if node is None:
         return None
-    name = node.name()  # our AccumulateGrad is named without PyTorch's C++ namespace (see test_autograd_notes)
-    return "AccumulateGrad" if name == "torch::autograd::AccumulateGrad" else name
+    return node.name()
 
 
 def _tree(node, depth: int = 2):

@@ -128,7 +128,7 @@ def _unreached(loss, model, *, by_value=False):
         if node is None or node in seen:
             continue
         seen.add(node)
-        if node.name() == "AccumulateGrad":
+        if node.name() == "torch::autograd::AccumulateGrad":
             reached.append(node.variable)
         stack.extend(n for n, _ in node.next_functions)
     if by_value:

@@ -135,6 +135,31 @@ KNOWN: list[KnownDifference] = [
         "deliberate", avoid=lambda gen, step, facts: ".sort(" in facts.get("text", "")
         and _has_ties(gen.tensor(facts["name"]))),
     KnownDifference(
+        "second derivatives PyTorch does not implement", "PyTorch raises",
+        "a gradient of the gradient of hardsigmoid or multi_margin_loss: PyTorch 2.13 raises 'derivative for "
+        "aten::hardsigmoid_backward is not implemented' (multi_margin_loss_backward likewise); autograd_lab "
+        "differentiates the first derivative, which is piecewise constant in the input (gradgradcheck in "
+        "tests/ops/formula_cases*.py)", "deliberate",
+        explains=_one_raises("torch", r"derivative for aten::(hardsigmoid|multi_margin_loss)_backward is not "
+                                      r"implemented")),
+    KnownDifference(
+        "hardsigmoid's slope 1/6 in float64", "not generated",
+        "F.hardsigmoid's derivative is 1/6 between -3 and 3; PyTorch's kernel multiplies by the float32 constant "
+        "1/6 (0.1666666716...) in every dtype, so its float64 gradients are 3e-8 off; autograd_lab's are 1/6. "
+        "(At NaN, hardswish's and hardsigmoid's gradients in PyTorch depend on which loop of its kernel handles "
+        "the element: NaN in the vectorized one, a number in the scalar tail; they are not generated at NaN.)",
+        "deliberate", avoid=lambda gen, step, facts: step == "nn_layer" and (
+            "hardsigmoid" in facts.get("text", "") or "hardswish" in facts.get("text", "")
+            and bool(gen.tensor(facts["name"]).isnan().any()))),
+    KnownDifference(
+        "prelu's second derivative at exactly 0", "not generated",
+        "F.prelu(x, w) at x == 0: both libraries' first derivatives take the negative side there (weight * grad), "
+        "but PyTorch's second derivative (of _prelu_kernel_backward) takes the positive side at 0, so a gradient "
+        "of x.grad with respect to w leaves out the zeros of x in PyTorch; autograd_lab differentiates its own "
+        "first derivative, so prelu of a tensor holding an exact 0 is not generated", "deliberate",
+        avoid=lambda gen, step, facts: step == "nn_layer" and "prelu" in facts.get("text", "")
+        and bool((gen.tensor(facts["name"]) == 0).any())),
+    KnownDifference(
         "the sign of an exact zero a kernel chooses", "not generated",
         "M.tensor([[-1.95], [-1.0]]).mm(M.zeros(1, 2)) is -0.0 in PyTorch (its mm with an inner size of 1), +0.0 in its "
         "bmm, addmm and mv, and NumPy's kernels choose otherwise; M.maximum, M.minimum and M.clamp against a tensor "
@@ -169,6 +194,20 @@ y = (x * M.ones((3, 2), {F64})).view(-1)""",
 x = M.tensor([2.0] * 9 + [1.0] * 9, {F64}, requires_grad=True)
 (x.sort(descending=True).values * M.arange(18.0, {F64})).sum().backward()
 g = x.grad""",
+    "second derivatives PyTorch does not implement": f"""
+x = M.tensor([[2.0, -0.25, 1.43], [-0.5, 0.0, 3.0]], {F64}, requires_grad=True)
+loss = M.nn.functional.multi_margin_loss(x, M.tensor([1, 0]))
+(g,) = M.autograd.grad(loss, [x], create_graph=True)
+(gg,) = M.autograd.grad(loss + (g * g).sum(), [x])""",
+    "hardsigmoid's slope 1/6 in float64": f"""
+x = M.tensor([0.5], {F64}, requires_grad=True)
+M.nn.functional.hardsigmoid(x).sum().backward()
+g = x.grad""",
+    "prelu's second derivative at exactly 0": f"""
+x = M.tensor([0.0, -1.0], {F64}, requires_grad=True)
+w = M.tensor([1.5], {F64}, requires_grad=True)
+(g,) = M.autograd.grad(M.nn.functional.prelu(x, w).sum(), [x], create_graph=True)
+(gw,) = M.autograd.grad((g * g).sum(), [w])""",
     "the sign of an exact zero a kernel chooses": f"""
 y = M.tensor([[-1.95], [-1.0]], {F64}).mm(M.tensor([[0.0, 0.0]], {F64}))
 z = y.reciprocal()""",

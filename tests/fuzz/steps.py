@@ -8,6 +8,7 @@ broadcasts with ``{a}``'s), ``{d}`` (a dimension) and ``{k}`` (keepdim) filled i
 from __future__ import annotations
 
 from .known import avoids
+from .nn_steps import nn_layer
 from .programs import Var
 from .views import INDEXING, JOINS, _index, view_expr
 
@@ -267,8 +268,8 @@ def integer(gen) -> None:
 
 
 STEPS = [pointwise, binary, reduction, matmul, view, indexing, join, clone, inplace, inplace_leaf, hook, retain,
-         no_grad, integer, linalg]
-WEIGHTS = [14, 12, 8, 5, 14, 5, 4, 6, 14, 3, 5, 3, 3, 3, 3]
+         no_grad, integer, linalg, nn_layer]
+WEIGHTS = [14, 12, 8, 5, 14, 5, 4, 6, 14, 3, 5, 3, 3, 3, 3, 6]
 
 
 # -- endings: what runs after ``loss`` ---------------------------------------------------------------------

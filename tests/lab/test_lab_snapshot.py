@@ -244,7 +244,7 @@ def test_custom_function_and_copyslices_nodes():
     snap = snapshot(y)
     names = _names(snap)
     assert "SquareBackward" in names
-    copy = next(n for n in snap.nodes.values() if n.name.endswith("CopySlices"))
+    copy = next(n for n in snap.nodes.values() if n.name == "CopySlices")
     assert copy.wraps == "MulBackward0"
     assert {s.name for s in copy.saved} >= {"fn.self"}
     assert "CopySlices" in to_dot(snap).source

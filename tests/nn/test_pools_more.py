@@ -273,8 +273,10 @@ def test_max_unpool2d_names_an_index_outside_the_output():
 
 
 def test_avg_pool1d_output_too_small_names_the_sizes():
-    with pytest.raises(RuntimeError, match=r"Calculated output size: \(1x0\). Output size is too small"):
-        F.avg_pool1d(al.ones(2, 3, 8), 9)
+    for lib in (al, torch):  # (channels first, and the height of 1 it is computed over, as PyTorch names them)
+        with pytest.raises(RuntimeError, match=r"Given input size: \(3x1x8\). Calculated output size: \(3x1x0\). "
+                                               "Output size is too small"):
+            lib.nn.functional.avg_pool1d(lib.ones(2, 3, 8), 9)
 
 
 @pytest.mark.parametrize("shape, call", [

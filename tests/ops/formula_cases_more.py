@@ -175,10 +175,6 @@ def _grid(a, dims=2):
     return points if dims == 2 else points.reshape(2, 4, 5, 1, 3)
 
 
-def _volume(a):
-    return _picture(a).reshape(2, 3, 7, 3, 2)
-
-
 def _sample_gradients(a, sampled, image):
     """(grad_input, grad_grid) of ``sampled(image, grid)``, both requiring grad: their node is the sampler's
     ``...BackwardBackward0``."""
@@ -230,4 +226,57 @@ CASES.update({  # products of three tensors, distances within a batch (ops/nn_bi
     "PdistBackward0": (MATRIX, "any", [lambda a, w: F.pdist(a), lambda a, w: F.pdist(a, 1.5),
                                        lambda a, w: F.pdist(w, 3), lambda a, w: F.pdist(w, 1),
                                        lambda a, w: F.pdist(a, float("inf")), lambda a, w: F.pdist(w, 0.5)]),
+})
+
+
+CASES.update({  # the activations' derivatives as ops (ops/activation_backward.py), as functions of a gradient
+    "ThresholdBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: x.relu(), a),
+                                                  lambda a: _second(lambda x: F.threshold(x, 0.3, 2.0), a)]),
+    "LeakyReluBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.leaky_relu(x, 0.2), a)]),
+    "HardtanhBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.hardtanh(x, -0.5, 0.5), a)]),
+    "HardshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.hardshrink(x, 0.5), a)]),
+    "SoftshrinkBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.softshrink(x, 0.5), a)]),
+})
+
+
+def _volume(a):
+    """A (2, 3, 7, 3, 2) volume that depends on every element of ``a`` (``_picture`` with its width split)."""
+    return _picture(a).reshape(2, 3, 7, 3, 2)
+
+
+def _leaf_volume(a):
+    """``_volume(a)`` as a leaf that requires grad (its gradient is then exactly a pooling op's)."""
+    return _volume(a).detach().requires_grad_()
+
+
+CASES.update({  # pooling over volumes (ops/nn_pool3d.py)
+    "MaxPool3DWithIndicesBackward0": (UNARY, "any", [lambda a: F.max_pool3d(_volume(a), 2),
+                                                     lambda a: F.max_pool3d(_volume(a)[0], (3, 2, 2), 2, 1, (1, 2, 1),
+                                                                            True)]),
+    "MaxPool3DWithIndicesBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.max_pool3d(x, 2),
+                                                                                _leaf_volume(a))]),
+    "AvgPool3DBackward0": (UNARY, "any", [lambda a: F.avg_pool3d(_volume(a), (3, 2, 2), (2, 1, 1), 1, True, False),
+                                          lambda a: F.avg_pool3d(_volume(a)[1], 2, divisor_override=3)]),
+    "AvgPool3DBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: F.avg_pool3d(x, 2), _leaf_volume(a))]),
+    "AdaptiveAvgPool3DBackward0": (UNARY, "any", [lambda a: F.adaptive_avg_pool3d(_volume(a), (3, 2, 4))]),
+    "AdaptiveAvgPool3DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_avg_pool3d(x, (3, 2, 4)), _leaf_volume(a))]),
+    "AdaptiveMaxPool3DBackward0": (UNARY, "any", [lambda a: F.adaptive_max_pool3d(_volume(a), (3, 2, 1)),
+                                                  lambda a: F.adaptive_max_pool3d(_volume(a)[0], (5, None, 3))]),
+    "AdaptiveMaxPool3DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.adaptive_max_pool3d(x, (3, 2, 1)), _leaf_volume(a))]),
+    "MaxUnpool3DBackward0": (UNARY, "any", [lambda a: F.max_unpool3d(
+        *F.max_pool3d(_volume(a), 2, return_indices=True), 2, output_size=(7, 3, 2))]),
+})
+
+CASES.update({  # the tensor API's later additions (ops/put_renorm.py, ops/conjugation.py, ops/split.py)
+    "PutBackward0": (SHAPED, "any", [lambda a: a.put(al.tensor([0, -1]), a.reshape(-1)[:2] * 2),
+                                     lambda a: a.put(al.tensor([1, 1]), a.reshape(-1)[:2] * 3, accumulate=True)]),
+    "RenormBackward0": (MATRIX, "any", [lambda a, w: a.renorm(2, 0, 1.0), lambda a, w: a.renorm(3, 1, 0.5),
+                                        lambda a, w: a.renorm(1, -1, 100.0)]),
+    "ConjPhysicalBackward1": (UNARY, "any", [_written("conj_physical_")]),
+    "AngleBackward0": (UNARY, "any", [lambda a: a.angle()]),
+    "ClampMaxBackward0": (UNARY, "any", [lambda a: a.clamp_max(0.3), _written("clamp_max_", -0.2)]),
+    "UnsafeSplitBackward0": (SHAPED, "any", [lambda a: a.unsafe_split(1, 0), lambda a: a.unsafe_chunk(2, -1)]),
+    "UnsafeSplitWithSizesBackward0": (SHAPED, "any", [lambda a: a.unsafe_split_with_sizes([1, a.shape[0] - 1], 0)]),
 })

@@ -40,4 +40,5 @@ def test_script_gives_pytorchs_results(path, capsys):
 
 def test_every_script_is_found():
     assert {p.stem for p in SCRIPTS} >= {"lstm_sequence_model", "transformer_block", "plateau_and_one_cycle",
-                                         "signals_and_images", "printing", "transformer_language_model"}
+                                         "signals_and_images", "printing", "transformer_language_model",
+                                         "learning_with_examples", "nn_from_scratch"}
