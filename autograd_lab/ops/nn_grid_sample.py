@@ -64,8 +64,8 @@ def _source(xp, coord, size: int, padding_mode: int, align_corners: bool):
         position = xp.where(even, extra + dtype(low), dtype(span) - extra + dtype(low)).astype(coord.dtype)
         slope = xp.where(even, slope, -slope)
     if padding_mode in (1, 2):  # border (and after a reflection): clamp into [0, size - 1]; no slope when clamped
-        inside = (position > 0) & (position < size - 1)
-        position = xp.clip(position, 0, size - 1).astype(coord.dtype)
+        inside = (position > 0) & (position < size - 1)  # (a NaN, of a NaN or infinite coordinate, goes to 0, as
+        position = xp.where(position != position, 0, xp.clip(position, 0, size - 1)).astype(coord.dtype)  # there)
         slope = xp.where(inside, slope, dtype(0))
     return position, slope
 
@@ -100,7 +100,7 @@ def _corners(grid, sizes: tuple, mode: int, padding_mode: int, align_corners: bo
         for k, i in enumerate(index):
             inside &= (i >= 0) & (i < sizes[k])
             flat = flat * sizes[k] + xp.clip(i, 0, sizes[k] - 1)
-        corners.append((bits, flat, inside.astype(data.dtype)))
+        corners.append((bits, flat, inside))
     return {"corners": corners, "fractions": fractions, "slopes": slopes}
 
 
@@ -119,9 +119,10 @@ def _gather(x, flat, inside):
     if isinstance(x, Tensor):
         xp = backend.namespace_of(flat)
         index = Tensor._make(xp.ascontiguousarray(xp.broadcast_to(flat[:, None, :], (n, c, flat.shape[1]))))
-        return x.reshape(n, c, _count(x.shape[2:])).gather(2, index) * inside[:, None, :]
-    values = backend.namespace_of(x).take_along_axis(x.reshape(n, c, _count(x.shape[2:])), flat[:, None, :], axis=2)
-    return values * inside[:, None, :]
+        values = x.reshape(n, c, _count(x.shape[2:])).gather(2, index)
+    else:
+        values = backend.namespace_of(x).take_along_axis(x.reshape(n, c, _count(x.shape[2:])), flat[:, None, :], axis=2)
+    return formulas.where(inside[:, None, :], values, 0.0)  # (a corner outside is never read: no NaN leaks in)
 
 
 def _scatter(values, flat, inside, shape):
@@ -131,10 +132,10 @@ def _scatter(values, flat, inside, shape):
     if isinstance(values, Tensor):
         index = Tensor._make(xp.ascontiguousarray(xp.broadcast_to(flat[:, None, :], (n, c, flat.shape[1]))))
         out = formulas.zeros((n, c, _count(shape[2:])), values)
-        return out.scatter_add(2, index, values * inside[:, None, :]).reshape(shape)
+        return out.scatter_add(2, index, formulas.where(inside[:, None, :], values, 0.0)).reshape(shape)
     out = xp.zeros((n, c, _count(shape[2:])), dtype=values.dtype)
     rows, channels = xp.arange(n)[:, None, None], xp.arange(c)[None, :, None]
-    xp.add.at(out, (rows, channels, flat[:, None, :]), values * inside[:, None, :])
+    xp.add.at(out, (rows, channels, flat[:, None, :]), formulas.where(inside[:, None, :], values, 0.0))
     return out.reshape(shape)
 
 

@@ -163,6 +163,30 @@ def test_an_identity_transform_gives_the_image_back_and_a_spatial_transformer_tr
     assert theta.grad.abs().sum().item() > 0
 
 
+_NON_FINITE = np.array([[[[np.nan, 0.2], [0.1, np.inf], [-np.inf, 0.3], [5.0, -7.0], [np.nan, np.nan]]]])
+
+
+@pytest.mark.parametrize("mode, padding, align", MODES)
+def test_non_finite_grid_points_read_what_torch_reads(mode, padding, align):
+    """NaN and infinite coordinates: a corner outside is never read (a NaN weight leaks into no gradient), and the
+    border and reflection modes move NaN to 0 as PyTorch's CPU kernels do. PyTorch's own backward of bilinear
+    border/reflection crashes on such points, so there only the forward is compared and ours is checked finite."""
+    image = np.arange(12.0).reshape(1, 1, 3, 4)
+    with_backward = mode == "nearest" or padding == "zeros"
+    results = []
+    for m in (al, torch):
+        leaf = m.tensor(image, requires_grad=True)
+        out = _sample(mode, padding, align)(m, leaf, m.tensor(_NON_FINITE))
+        if with_backward or m is al:
+            out.sum().backward()
+        results.append((out, leaf.grad))
+    _close(results[0][0], results[1][0], 1e-12)
+    if with_backward:
+        _close(results[0][1], results[1][1], 1e-12)
+    else:
+        assert np.isfinite(results[0][1].numpy()).all()
+
+
 def test_empty_batches_channels_and_points_sample_to_empty_results():
     for shape, grid_shape in (((0, 2, 3, 4), (0, 5, 6, 2)), ((1, 0, 3, 4), (1, 5, 6, 2)), ((1, 2, 3, 4), (1, 0, 6, 2))):
         (ours, our_leaves), (theirs, their_leaves) = _both(
