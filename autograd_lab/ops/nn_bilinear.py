@@ -13,7 +13,7 @@ summed over the dims the input lacks. So its derivatives, and theirs, are this o
 from __future__ import annotations
 
 from .. import backend
-from ..autograd import grad_mode
+from ..autograd import forward_ad, grad_mode
 from ..autograd.graph import Node, gradient_edge
 from ..tensor import Tensor
 from . import formulas
@@ -164,6 +164,10 @@ class PdistBackward0(Op):
     def d_self(grad, p, result, self):
         if not isinstance(grad, Tensor) and not isinstance(self, Tensor):
             return _pdist_grad(grad, self, p, result)
+        tensors = [v for v in (grad, self, result) if isinstance(v, Tensor)]
+        if forward_ad._state.level is not None and any(forward_ad.tangent_of(t) is not None for t in tensors):
+            raise forward_ad.missing_rule("the derivative for '_pdist_backward' is not implemented. [autograd_lab] "
+                                          "no forward derivative either: pdist has first derivatives only")
         data = _pdist_grad(*(formulas.array_of(v) for v in (grad, self)), p, formulas.array_of(result))
         out = Tensor._make(data)
         if grad_mode.is_grad_enabled() and any(isinstance(v, Tensor) and v.requires_grad for v in (grad, self, result)):

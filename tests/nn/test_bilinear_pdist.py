@@ -162,3 +162,15 @@ def test_pdist_errors_are_torchs():
     _error(lambda m: m.nn.functional.pdist(m.zeros(2, 3, 4)), RuntimeError)
     _error(lambda m: m.nn.functional.pdist(m.zeros(3, 2), -1), RuntimeError)
     _error(lambda m: m.nn.functional.pdist(m.ones(3, 2, dtype=m.int64)), RuntimeError)
+
+
+def test_pdist_forward_mode_and_forward_over_its_gradient():
+    """pdist has a forward derivative here (PyTorch has none yet, and says so); forward mode over its gradient meets
+    the same 'not implemented' as reverse mode does, never a silently missing tangent."""
+    import autograd_lab.autograd.forward_ad as fwAD
+    x = al.tensor(np.random.default_rng(7).standard_normal((4, 3)), requires_grad=True)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, al.ones(4, 3, dtype=al.float64))
+        assert fwAD.unpack_dual(F.pdist(dual)).tangent is not None
+        with pytest.raises(NotImplementedError, match="the derivative for '_pdist_backward' is not implemented"):
+            al.autograd.grad(F.pdist(dual).sum(), x, create_graph=True)
