@@ -16,8 +16,10 @@ derivative is the same sum over corners with the weights differentiated once or 
 * ``grad_input``: each output gradient spread back to the corners it read, with their weights;
 * ``grad_grid``: per coordinate, the corners' values times the weights' derivatives, times the slope.
 
-``GridSampler2DBackwardBackward0`` (and its 3-D twin) computes both, as PyTorch records them; its own
-derivatives (gradients of gradients) are written here too. Derivatives of a third order are not.
+``GridSampler2DBackwardBackward0`` (and its 3-D twin) computes both, as PyTorch records them. Its own derivatives
+(gradients of gradients), and the forward-mode rules, are the same sums with the weights differentiated once more.
+Every sum is written once, on arrays or tensors (as the formulas of :mod:`.formulas` are), so under ``create_graph``
+they are recorded and gradients of any order work.
 """
 
 from __future__ import annotations
@@ -81,11 +83,12 @@ def _corners(grid, sizes: tuple, mode: int, padding_mode: int, align_corners: bo
     flat_grid = data.reshape(data.shape[0], _count(data.shape[1:-1]), dims)
     positions, slopes = zip(*(_source(xp, flat_grid[..., dims - 1 - k], sizes[k], padding_mode, align_corners)
                               for k in range(dims)))  # (the grid's last axis is x first: the fastest dim)
+    finite = [xp.where(xp.isfinite(p), p, -2) for p in positions]  # (a NaN or infinite position reads no pixel)
     if mode == 1:  # nearest: one corner, the closest pixel (half to even, as nearbyint rounds)
-        lower = [xp.rint(p).astype(xp.int64) for p in positions]
+        lower = [xp.rint(p).astype(xp.int64) for p in finite]
         fractions, corner_bits = None, [(0,) * dims]
     else:
-        lower = [xp.floor(p).astype(xp.int64) for p in positions]
+        lower = [xp.floor(p).astype(xp.int64) for p in finite]
         fractions = [p - xp.floor(p) for p in positions]
         corner_bits = list(itertools.product((0, 1), repeat=dims))
         if isinstance(grid, Tensor):
