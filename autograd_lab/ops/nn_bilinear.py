@@ -48,14 +48,14 @@ class TrilinearBackward0(Op):
         # inputs, summed over the dims that input lacks, which leaves exactly its own dims, in its order
         settings = {"expand1": expand1, "expand2": expand2, "expand3": expand3}
         grads = []
-        for k, (name, other) in enumerate((("expand1", i1), ("expand2", i2), ("expand3", i3))):
+        for k, (name, input) in enumerate((("expand1", i1), ("expand2", i2), ("expand3", i3))):
             if not grad_input_mask[k]:
                 grads.append(None)
                 continue
             inputs = [i1, i2, i3]
             inputs[k] = grad
             own = dict(settings, **{name: tuple(sumdim)})
-            grads.append(_full(formulas.call(TrilinearBackward0, *inputs, sumdim=tuple(settings[name]), **own), other))
+            grads.append(_full(formulas.call(TrilinearBackward0, *inputs, sumdim=tuple(settings[name]), **own), input))
         return tuple(grads)
 
     def jvp(tangents, i1, i2, i3, expand1, expand2, expand3, sumdim):  # trilinear: the product rule
