@@ -377,8 +377,10 @@ class Module(ModuleHooks):
                 errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
                 continue
-            if isinstance(target, UninitializedParameter) and not isinstance(value, UninitializedParameter):
-                target.materialize(tuple(value.shape))  # (a lazy module takes the saved shape, as PyTorch's does)
+            if isinstance(target, UninitializedParameter):  # a lazy module takes the saved shape, as PyTorch's does
+                if isinstance(value, UninitializedParameter):
+                    continue  # (nothing was saved: nothing to load)
+                target.materialize(tuple(value.shape))
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {target.shape}.")

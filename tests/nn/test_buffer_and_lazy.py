@@ -158,3 +158,19 @@ def test_uninitialized_parameter_refuses_shape_and_ops_and_materializes():
             param + 1
         param.materialize((2, 3))
         assert type(param).__name__ == "Parameter" and tuple(param.shape) == (2, 3) and param.requires_grad
+
+
+def test_an_uninitialized_state_dict_saves_loads_and_loads_into_a_lazy_layer(tmp_path):
+    path = tmp_path / "lazy.pt"
+    al.save(al.nn.LazyLinear(2, dtype=al.float64).state_dict(), path)
+    state = al.load(path)
+    assert [(k, repr(v), v.dtype, v.requires_grad) for k, v in state.items()] == [
+        ("weight", "<UninitializedParameter>", al.float64, True), ("bias", "<UninitializedParameter>", al.float64, True)]
+
+    def loaded(m, saved):
+        layer = m.nn.LazyLinear(2)
+        layer.load_state_dict(saved)  # (nothing to load: still lazy)
+        return repr(layer), layer.has_uninitialized_params()
+    assert loaded(al, state) == loaded(torch, torch.nn.LazyLinear(2).state_dict())
+    with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter"):
+        al.nn.Linear(3, 2).load_state_dict(state)  # (as PyTorch: an initialized layer cannot take a lazy one's)
