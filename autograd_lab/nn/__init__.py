@@ -58,7 +58,16 @@ from .layers import (
     Linear,
     Unflatten,
 )
-from .lazy import LazyLinear, LazyModuleMixin
+from .lazy import (
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+    LazyModuleMixin,
+)
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -171,4 +180,5 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            # products of three tensors
            "Bilinear", "TripletMarginWithDistanceLoss", "Buffer",
            # lazy modules
-           "UninitializedParameter", "LazyModuleMixin", "LazyLinear"]
+           "UninitializedParameter", "LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]

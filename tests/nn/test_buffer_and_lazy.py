@@ -1,9 +1,11 @@
 """``nn.Buffer`` (PyTorch >= 2.5: ``self.x = nn.Buffer(t)`` registers a buffer, ``persistent=`` respected) and the
-lazy ``nn.LazyLinear`` with ``nn.UninitializedParameter``, against PyTorch: what a module registers and saves, reprs
-before and after the first call, initialisation, state_dict loading, and the errors."""
+lazy ``nn.LazyLinear`` and ``nn.LazyConv*d`` / ``nn.LazyConvTranspose*d`` with ``nn.UninitializedParameter``, against
+PyTorch: what a module registers and saves, reprs before and after the first call, initialisation, state_dict
+loading and saving, and the errors."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import autograd_lab as al
@@ -174,3 +176,38 @@ def test_an_uninitialized_state_dict_saves_loads_and_loads_into_a_lazy_layer(tmp
     assert loaded(al, state) == loaded(torch, torch.nn.LazyLinear(2).state_dict())
     with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter"):
         al.nn.Linear(3, 2).load_state_dict(state)  # (as PyTorch: an initialized layer cannot take a lazy one's)
+
+
+_LAZY_CONVS = [("LazyConv1d", dict(kernel_size=3), (2, 4, 9)),
+               ("LazyConv2d", dict(kernel_size=3, padding=1, groups=2, bias=False), (2, 4, 6, 5)),
+               ("LazyConv3d", dict(kernel_size=(1, 2, 2), stride=2), (3, 2, 4, 4)),
+               ("LazyConvTranspose1d", dict(kernel_size=2, stride=2), (2, 3, 5)),
+               ("LazyConvTranspose2d", dict(kernel_size=3, groups=3, output_padding=1, stride=2), (1, 3, 4, 4)),
+               ("LazyConvTranspose3d", dict(kernel_size=2), (1, 2, 3, 3, 3)),
+               ("LazyConv2d", dict(kernel_size=3, padding_mode="reflect", padding=1), (4, 6, 5))]  # (unbatched)
+
+
+@pytest.mark.parametrize("name, settings, shape", _LAZY_CONVS)
+def test_lazy_convolutions_take_in_channels_from_their_first_input(name, settings, shape):
+    def seen(m):
+        layer = getattr(m.nn, name)(6, **settings)
+        before = repr(layer)
+        out = layer(m.randn(*shape))
+        return (before, repr(layer), type(layer).__name__, tuple(layer.weight.shape),
+                None if layer.bias is None else tuple(layer.bias.shape), tuple(out.shape), type(out.grad_fn).__name__)
+    theirs, ours = _both(seen)
+    assert ours == theirs
+    layer = getattr(al.nn, name)(6, **settings)
+    layer(al.randn(*shape))
+    fan_in = layer.weight.shape[1] * int(np.prod(layer.weight.shape[2:]))
+    assert float(layer.weight.abs().max()) <= 1 / fan_in ** 0.5 < float(layer.weight.abs().max()) * 10
+
+
+@pytest.mark.parametrize("build, shape, error", [(lambda m: m.nn.LazyConv2d(4, 3, groups=3), (1, 4, 5, 5), ValueError),
+                                                 (lambda m: m.nn.LazyConv2d(4, 3), (5, 5), RuntimeError)])
+def test_lazy_convolution_errors_are_torchs(build, shape, error):
+    with pytest.raises(error) as theirs:
+        build(torch)(torch.randn(*shape))
+    with pytest.raises(error) as ours:
+        build(al)(al.randn(*shape))
+    assert str(theirs.value).replace("torch.Size", "Size") == str(ours.value).replace("al.Size", "Size")
