@@ -8,9 +8,10 @@ dicts, lists, tuples, ``None``, bools, ints, floats and strings, each tensor wit
 
 What is kept, as ``torch.save`` keeps it: values (byte for byte), dtypes, shapes, ``requires_grad``
 (a saved tensor comes back as a leaf, without ``grad_fn`` and without ``.grad``), and identity (the
-same tensor saved twice loads as one tensor), and ``nn.Parameter`` (it loads as a parameter). What is
-not: memory sharing between *different* tensors (views load as separate copies), and other tensor
-subclasses (they load as ``al.Tensor``).
+same tensor saved twice loads as one tensor), and ``nn.Parameter`` (it loads as a parameter; a lazy layer's
+``nn.UninitializedParameter``, with its dtype and no values, loads as one). What is not: memory sharing
+between *different* tensors (views load as separate copies), and other tensor subclasses (they load as
+``al.Tensor``).
 """
 
 from __future__ import annotations
@@ -123,12 +124,12 @@ class _Writer:
             self.keep_alive.append(t)
             array = backend.to_host(t._data)
             self.arrays[name] = array if array.flags.c_contiguous else np.ascontiguousarray(array)  # loads C-ordered
-        node = {"type": "tensor", "array": name, "dtype": t.dtype.name, "shape": list(t.shape),
+        node = {"type": "tensor", "array": name, "dtype": t.dtype.name, "shape": list(t._data.shape),
                 "requires_grad": bool(t.requires_grad)}
         if type(t) is not Tensor:
-            from .nn.parameter import Parameter
-            if isinstance(t, Parameter):
-                node["class"] = "Parameter"
+            from .nn.parameter import Parameter, UninitializedParameter
+            if isinstance(t, Parameter):  # (a lazy module's weight before its first call: no values, no shape yet)
+                node["class"] = "UninitializedParameter" if isinstance(t, UninitializedParameter) else "Parameter"
         return node
 
 
@@ -316,12 +317,15 @@ class _Reader:
         requires_grad = node.get("requires_grad", False)
         if not isinstance(requires_grad, bool) or (requires_grad and not dtype.is_floating_point):
             raise self.fail(f"bad requires_grad {str(requires_grad)[:80]} for a {dtype.name} tensor")
-        if node.get("class", "Tensor") not in ("Tensor", "Parameter"):
+        if node.get("class", "Tensor") not in ("Tensor", "Parameter", "UninitializedParameter"):
             raise self.fail(f"unknown tensor class {str(node.get('class'))[:80]!r}")
         tensor = Tensor._make(array if self.device.type == "cpu" else backend.move(array, self.device))
         if node.get("class") == "Parameter":
             from .nn.parameter import Parameter
             tensor = Parameter(tensor, requires_grad=requires_grad)
+        elif node.get("class") == "UninitializedParameter":
+            from .nn.parameter import UninitializedParameter
+            tensor = UninitializedParameter(requires_grad, device=self.device, dtype=dtype)
         elif requires_grad:
             tensor.requires_grad_(True)
         self.tensors[name] = tensor

@@ -45,6 +45,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .fold import Fold, Unfold
 from .layers import (
     AlphaDropout,
+    Bilinear,
     Dropout,
     Dropout1d,
     Dropout2d,
@@ -56,6 +57,16 @@ from .layers import (
     Identity,
     Linear,
     Unflatten,
+)
+from .lazy import (
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+    LazyModuleMixin,
 )
 from .loss import (
     BCELoss,
@@ -77,6 +88,7 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import (
@@ -107,7 +119,7 @@ from .padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter, UninitializedParameter
 from .parameter_containers import ParameterDict, ParameterList
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -164,4 +176,9 @@ __all__ = ["Module", "Parameter", "functional", "init", "Sequential", "ModuleLis
            "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmax2d", "LocalResponseNorm",
            "Conv3d", "ConvTranspose3d", "EmbeddingBag", "BatchNorm3d",
            # pooling over volumes
-           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d"]
+           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool3d",
+           # products of three tensors
+           "Bilinear", "TripletMarginWithDistanceLoss", "Buffer",
+           # lazy modules
+           "UninitializedParameter", "LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]

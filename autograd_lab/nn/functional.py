@@ -47,6 +47,7 @@ from ..ops.nn_activation_more import (
     softsign,
     tanhshrink,
 )
+from ..ops.nn_bilinear import bilinear, pdist
 from ..ops.nn_conv import conv1d, conv2d, conv3d
 from ..ops.nn_conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..ops.nn_distance import (
@@ -55,9 +56,12 @@ from ..ops.nn_distance import (
     normalize,
     pairwise_distance,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from ..ops.nn_embedding_bag import embedding_bag
 from ..ops.nn_fold import fold, unfold
+from ..ops.nn_grid_sample import affine_grid, grid_sample
+from ..ops.nn_gumbel import gumbel_softmax
 from ..ops.nn_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -122,7 +126,11 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"
            "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool3d", "max_unpool3d",
            "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "local_response_norm",
-           "conv3d", "conv_transpose3d"]
+           "conv3d", "conv_transpose3d",
+           # sampling at arbitrary points (spatial transformers)
+           "affine_grid", "grid_sample",
+           # products of three tensors, distances within a batch
+           "bilinear", "pdist", "triplet_margin_with_distance_loss", "gumbel_softmax"]
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:

@@ -1,7 +1,9 @@
-"""Everyday layers: ``Identity``, ``Linear``, ``Flatten``, ``Unflatten``, ``Dropout`` (and the channel-wise
+"""Everyday layers: ``Identity``, ``Linear``, ``Bilinear``, ``Flatten``, ``Unflatten``, ``Dropout`` (and the channel-wise
 ``Dropout1d``, ``Dropout2d``, ``Dropout3d``), ``Embedding``, ``EmbeddingBag``."""
 
 from __future__ import annotations
+
+import math
 
 from .. import creation
 from ..tensor import Tensor
@@ -10,8 +12,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Identity", "Linear", "Flatten", "Unflatten", "Dropout", "AlphaDropout", "FeatureAlphaDropout", "Dropout1d",
-           "Dropout2d", "Dropout3d", "Embedding", "EmbeddingBag"]
+__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "AlphaDropout", "FeatureAlphaDropout",
+           "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "EmbeddingBag"]
 
 
 class Identity(Module):
@@ -47,6 +49,38 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    """``y = x1^T A_o x2 + b_o`` for each output feature ``o``: weight (out_features, in1_features, in2_features),
+    initialised as PyTorch does."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(creation.empty(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """U(-1/sqrt(in1_features), 1/sqrt(in1_features)) for weight and bias, as PyTorch draws them."""
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class Flatten(Module):

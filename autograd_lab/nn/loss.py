@@ -1,7 +1,7 @@
 """Loss layers: ``MSELoss``, ``L1Loss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``;
 ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``, ``MarginRankingLoss``, ``SoftMarginLoss``, ``HingeEmbeddingLoss``,
-``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``PoissonNLLLoss``, ``GaussianNLLLoss``; the multi-class margins
-``MultiMarginLoss``, ``MultiLabelMarginLoss`` and ``MultiLabelSoftMarginLoss``.
+``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``TripletMarginWithDistanceLoss``, ``PoissonNLLLoss``,
+``GaussianNLLLoss``; the multi-class margins ``MultiMarginLoss``, ``MultiLabelMarginLoss`` and ``MultiLabelSoftMarginLoss``.
 
 Each takes ``reduction`` ('mean', 'sum' or 'none'); class weights are registered as buffers, as in PyTorch.
 """
@@ -12,12 +12,13 @@ import warnings
 
 from ..tensor import Tensor
 from . import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "MarginRankingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
-           "MultiLabelSoftMarginLoss"]
+           "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
 def _legacy_reduction(size_average, reduce, reduction: str) -> str:
@@ -191,6 +192,24 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                      swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with a distance of one's choosing
+    (``PairwiseDistance()`` if none is given)."""
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
 class PoissonNLLLoss(_Loss):

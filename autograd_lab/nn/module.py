@@ -16,7 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import tagging
 from .module_hooks import ModuleHooks
-from .parameter import Parameter
+from .parameter import Buffer, Parameter, UninitializedParameter
 from .tagging import is_module_tagging_enabled, set_module_tagging
 
 __all__ = ["Module", "set_module_tagging", "is_module_tagging_enabled"]
@@ -158,6 +158,10 @@ class Module(ModuleHooks):
                 raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
                                 "(al.nn.Module or None expected)")
             self._modules[name] = None
+        elif isinstance(value, Buffer):  # (nn.Buffer(t): registered, with its own persistence)
+            if params is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self.register_buffer(name, value, value.persistent)
         elif params is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' (al.Tensor or None expected)")
@@ -373,6 +377,10 @@ class Module(ModuleHooks):
                 errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
                 continue
+            if isinstance(target, UninitializedParameter):  # a lazy module takes the saved shape, as PyTorch's does
+                if isinstance(value, UninitializedParameter):
+                    continue  # (nothing was saved: nothing to load)
+                target.materialize(tuple(value.shape))
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {target.shape}.")

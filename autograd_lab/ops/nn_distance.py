@@ -1,5 +1,6 @@
 """Distances and similarities between batches of vectors, and the losses built on them: ``pairwise_distance``,
-``cosine_similarity``, ``normalize``, ``cosine_embedding_loss``, ``triplet_margin_loss``.
+``cosine_similarity``, ``normalize``, ``cosine_embedding_loss``, ``triplet_margin_loss`` and
+``triplet_margin_with_distance_loss`` (the same loss with a distance of one's choosing).
 
 All are composites, as PyTorch builds them, so their nodes are PyTorch's: ``pairwise_distance`` calls the older
 ``norm(x, p, dim)``, recorded as ``NormBackward1`` (the vector norm's derivative under that name);
@@ -19,7 +20,8 @@ from .norm import LinalgVectorNormBackward0, _check_identity, norm
 from .pointwise import minimum, where
 from .reductions import _dims
 
-__all__ = ["pairwise_distance", "cosine_similarity", "normalize", "cosine_embedding_loss", "triplet_margin_loss"]
+__all__ = ["pairwise_distance", "cosine_similarity", "normalize", "cosine_embedding_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss"]
 
 
 class NormBackward1(Op):
@@ -116,4 +118,25 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduced((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+@checked
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *, distance_function=None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with ``d = distance_function`` (any function of
+    two tensors giving one distance per row; ``pairwise_distance`` if None); ``swap=True`` also uses
+    d(positive, negative) where it is smaller."""
+    reduction = _legacy(None, None, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance(positive, negative))
     return _reduced((margin + dist_pos - dist_neg).clamp_min(0), reduction)

@@ -166,6 +166,69 @@ CASES.update({  # rrelu (ops/nn_activation.py): in eval, its noise is fixed
     "RreluWithNoiseBackward1": (UNARY, "any", [lambda a: F.rrelu(a * 1, 0.2, 0.3, inplace=True)]),
 })
 
+_GRID_POINTS = np.random.default_rng(7).uniform(-1.2, 1.2, (2, 4, 5, 3))  # points in and a little outside [-1, 1]
+
+
+def _grid(a, dims=2):
+    """Points (2, 4, 5, dims) or (2, 4, 5, 1, 3) that move smoothly with ``a``."""
+    points = al.tensor(_GRID_POINTS[..., :dims], dtype=a.dtype) * (1 + 0.05 * a.mean())
+    return points if dims == 2 else points.reshape(2, 4, 5, 1, 3)
+
+
+def _sample_gradients(a, sampled, image):
+    """(grad_input, grad_grid) of ``sampled(image, grid)``, both requiring grad: their node is the sampler's
+    ``...BackwardBackward0``."""
+    x = image(a).detach().requires_grad_()
+    grid = _grid(a, x.ndim - 2).detach().requires_grad_()
+    out = sampled(x, grid)
+    return al.autograd.grad(out, (x, grid), al.ones_like(out).requires_grad_(), create_graph=True)
+
+
+_THETA = np.random.default_rng(8).standard_normal((2, 3, 4))
+
+CASES.update({  # sampling at points (ops/nn_grid_sample.py)
+    "GridSampler2DBackward0": (UNARY, "any", [
+        lambda a: F.grid_sample(_picture(a), _grid(a), align_corners=False),
+        lambda a: F.grid_sample(_picture(a), _grid(a), mode="nearest", padding_mode="border", align_corners=True),
+        lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=False),
+        lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=True)]),
+    "GridSampler3DBackward0": (UNARY, "any", [
+        lambda a: F.grid_sample(_volume(a), _grid(a, 3), padding_mode="border", align_corners=False),
+        lambda a: F.grid_sample(_volume(a), _grid(a, 3), mode="nearest", align_corners=False),
+        lambda a: F.grid_sample(_volume(a), _grid(a, 3), padding_mode="reflection", align_corners=True)]),
+    "GridSampler2DBackwardBackward0": (UNARY, "any", [
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, align_corners=False), _picture),
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, padding_mode="reflection",
+                                                                  align_corners=True), _picture),
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, mode="nearest", align_corners=True), _picture)]),
+    "GridSampler3DBackwardBackward0": (UNARY, "any", [
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, padding_mode="border", align_corners=False),
+                                    _volume)]),
+    "AffineGridGeneratorBackward0": (UNARY, "any", [
+        lambda a: F.affine_grid(al.tensor(_THETA[:, :2, :3], dtype=a.dtype) * a.mean(), (2, 1, 3, 4), align_corners=False),
+        lambda a: F.affine_grid(al.tensor(_THETA, dtype=a.dtype) * a.mean(), (2, 3, 2, 3, 4), align_corners=True)]),
+})
+
+
+def _trilinear(a, expand1=(1, 3), expand2=(0,), expand3=(1, 2), sumdim=(2, 3)):
+    """``_trilinear`` as ``bilinear`` calls it, of rows of ``a`` and a weight made of ``a``; the defaults are
+    bilinear's dims."""
+    from autograd_lab.ops.nn_bilinear import TrilinearBackward0
+    rows = a.reshape(1, -1)
+    weight = al.stack([rows.T * rows, rows.T - rows * 0.5])
+    return TrilinearBackward0.apply(rows, weight, rows.flip(1) * 2, expand1=expand1, expand2=expand2,
+                                    expand3=expand3, sumdim=sumdim)
+
+
+CASES.update({  # products of three tensors, distances within a batch (ops/nn_bilinear.py)
+    "TrilinearBackward0": (UNARY, "any", [_trilinear, lambda a: _trilinear(a, sumdim=(3,)),
+                                          lambda a: _trilinear(a, sumdim=(0, 2, 3))]),
+    "PdistBackward0": (MATRIX, "any", [lambda a, w: F.pdist(a), lambda a, w: F.pdist(a, 1.5),
+                                       lambda a, w: F.pdist(w, 3), lambda a, w: F.pdist(w, 1),
+                                       lambda a, w: F.pdist(a, float("inf")), lambda a, w: F.pdist(w, 0.5)]),
+})
+
+
 CASES.update({  # the activations' derivatives as ops (ops/activation_backward.py), as functions of a gradient
     "ThresholdBackwardBackward0": (UNARY, "any", [lambda a: _second(lambda x: x.relu(), a),
                                                   lambda a: _second(lambda x: F.threshold(x, 0.3, 2.0), a)]),

@@ -93,6 +93,10 @@ SECOND_ORDER = {
     "UpsampleBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
                                   lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
     "UnfoldBackwardBackward0": (lambda a: a.unfold(1, 3, 2), lambda rng: [_leaf(rng, (2, 7))]),
+    "GridSampler2DBackwardBackward0": (lambda x, g: F.grid_sample(x, g, padding_mode="reflection", align_corners=False),
+                                       lambda rng: [_leaf(rng, (1, 2, 3, 4)), _leaf(rng, (1, 2, 3, 2))]),
+    "GridSampler3DBackwardBackward0": (lambda x, g: F.grid_sample(x, g, align_corners=True),
+                                       lambda rng: [_leaf(rng, (1, 2, 3, 2, 2)), _leaf(rng, (1, 2, 1, 2, 3))]),
 }
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
