@@ -33,7 +33,8 @@ TWO_DIMS = [  # (N, C)
     F + ".cross_entropy({a}, {other}.detach().softmax(1))", F + ".nll_loss({a}.log_softmax(1), M.tensor({labels}))",
     F + ".multi_margin_loss({a}, M.tensor({labels}))", F + ".linear({a}, {w2})", F + ".linear({a}, {w2}, {bias2})",
     F + ".batch_norm({a}, None, None, training=True)", F + ".embedding(M.tensor({labels}) % {n}, {a})",
-    F + ".glu({a}.repeat(1, 2), -1)",
+    F + ".glu({a}.repeat(1, 2), -1)", F + ".pdist({a})", F + ".pdist({a}, p=1.5)", F + ".bilinear({a}, {a} * 0.5, {wb})",
+    F + ".triplet_margin_loss({a}, {other}, {a}.flip(0) + 0.25)",
 ]
 
 THREE_DIMS = [  # (N, C, L) batches of sequences, or (C, H, W) unbatched images
@@ -43,6 +44,12 @@ THREE_DIMS = [  # (N, C, L) batches of sequences, or (C, H, W) unbatched images
     F + ".avg_pool2d({a}, {k}, padding={half})", F + ".group_norm({a}, 1)", F + ".instance_norm({a})",
     F + ".batch_norm({a}, None, None, training=True)", F + ".interpolate({a}, scale_factor=2, mode='linear')",
     F + ".pad({a}, (1, 1), mode='replicate')", F + ".pad({a}, (1, 2), value=0.5)",
+    # (one (C, H, W) image for grid_sample, its grid made finite: PyTorch 2.13's CPU backward of a NaN grid point
+    # crashes with the border and reflection paddings, so only zeros is generated), and 3-D pools of {a}[None]
+    F + ".grid_sample({a}[None], {grid}, align_corners=False)",
+    F + ".grid_sample({a}[None], {grid}, mode='nearest', align_corners=True)",
+    F + ".max_pool3d({a}[None], (1, {k}, {k}))", F + ".avg_pool3d({a}[None], (1, {k}, 1), ceil_mode=True)",
+    F + ".adaptive_avg_pool3d({a}[None], (1, 2, 1))", F + ".adaptive_max_pool3d({a}[None], (1, 1, 2))",
 ]
 
 
@@ -68,6 +75,8 @@ def nn_layer(gen) -> None:
         "w3": lambda: gen.leaf((2, shape[1], min(2, shape[-1])), requires_grad=gen.chance(0.7)),
         "bias3": lambda: gen.leaf((2,), requires_grad=gen.chance(0.6)),
         "w4": lambda: gen.leaf((2, shape[0], min(2, shape[1]), min(2, shape[2])), requires_grad=gen.chance(0.7)),
+        "wb": lambda: gen.leaf((2, shape[-1], shape[-1]), requires_grad=gen.chance(0.7)),
+        "grid": lambda: gen.leaf((1, 2, 2, 2), requires_grad=gen.chance(0.6)) + ".nan_to_num(0.0, 1.0, -1.0) * 0.6",
     }
     for name, make in weights.items():
         if "{" + name + "}" in template:
