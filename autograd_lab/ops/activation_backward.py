@@ -29,7 +29,7 @@ class ThresholdBackwardBackward0(_ActivationBackward):
     saves = ("self", "threshold")
 
     def forward(xp, grad, self, *, threshold):
-        return xp.where(self <= threshold, 0, grad).astype(grad.dtype, copy=False)
+        return formulas.where(self <= threshold, 0.0, grad)  # (a mask product: formulas.where's quick path)
 
     def d_grad(grad, self, threshold):
         return formulas.call(ThresholdBackwardBackward0, grad, self, threshold=threshold)
@@ -42,7 +42,7 @@ class LeakyReluBackwardBackward0(_ActivationBackward):
     saves = ("negative_slope", "self")
 
     def forward(xp, grad, self, *, negative_slope):
-        return xp.where(self > 0, grad, grad * negative_slope).astype(grad.dtype, copy=False)
+        return formulas.where(self > 0, grad, grad * negative_slope)
 
     def d_grad(grad, negative_slope, self):
         return formulas.call(LeakyReluBackwardBackward0, grad, self, negative_slope=negative_slope)
@@ -55,7 +55,7 @@ class HardtanhBackwardBackward0(_ActivationBackward):
     saves = ("max_val", "min_val", "self")
 
     def forward(xp, grad, self, *, min_val, max_val):
-        return xp.where((self <= min_val) | (self >= max_val), 0, grad).astype(grad.dtype, copy=False)
+        return formulas.where((self <= min_val) | (self >= max_val), 0.0, grad)
 
     def d_grad(grad, max_val, min_val, self):
         return formulas.call(HardtanhBackwardBackward0, grad, self, min_val=min_val, max_val=max_val)
@@ -68,7 +68,7 @@ class HardshrinkBackwardBackward0(_ActivationBackward):
     saves = ("lambd", "self")
 
     def forward(xp, grad, self, *, lambd):
-        return xp.where((self >= -lambd) & (self <= lambd), 0, grad).astype(grad.dtype, copy=False)
+        return formulas.where((self >= -lambd) & (self <= lambd), 0.0, grad)
 
     def d_grad(grad, lambd, self):
         return formulas.call(HardshrinkBackwardBackward0, grad, self, lambd=lambd)

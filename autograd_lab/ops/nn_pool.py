@@ -59,11 +59,10 @@ def _gather_maxima(xp, self, indices, spatial: int):
 def _max_pool_grad(xp, grad, indices, sizes, spatial: int):
     """Zeros shaped like the pooled input (``sizes``), with ``grad`` added at the maxima' flat ``indices``; every dim
     before the ``spatial`` ones (batch, channels) counts as one more plane."""
-    planes = math.prod(grad.shape[:-spatial])
-    out = xp.zeros((planes, math.prod(sizes[-spatial:])), dtype=grad.dtype)
-    rows = xp.arange(planes).reshape(planes, 1)
-    flat = (planes, math.prod(grad.shape[-spatial:]))
-    xp.add.at(out, (rows, indices.reshape(flat)), grad.reshape(flat))  # overlapping windows accumulate
+    planes, size = math.prod(grad.shape[:-spatial]), math.prod(sizes[-spatial:])
+    out = xp.zeros(planes * size, dtype=grad.dtype)
+    positions = indices.reshape(planes, -1) + (xp.arange(planes) * size)[:, None]  # flat, plane by plane: add.at on
+    xp.add.at(out, positions.reshape(-1), grad.reshape(-1))  # one axis is its quick path (overlapping windows add up)
     return out.reshape(tuple(sizes))
 
 
