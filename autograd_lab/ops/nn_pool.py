@@ -61,7 +61,8 @@ def _max_pool_grad(xp, grad, indices, sizes, spatial: int):
     before the ``spatial`` ones (batch, channels) counts as one more plane."""
     planes, size = math.prod(grad.shape[:-spatial]), math.prod(sizes[-spatial:])
     out = xp.zeros(planes * size, dtype=grad.dtype)
-    positions = indices.reshape(planes, -1) + (xp.arange(planes) * size)[:, None]  # flat, plane by plane: add.at on
+    window_count = math.prod(grad.shape[-spatial:])
+    positions = indices.reshape(planes, window_count) + (xp.arange(planes) * size)[:, None]  # flat: add.at on
     xp.add.at(out, positions.reshape(-1), grad.reshape(-1))  # one axis is its quick path (overlapping windows add up)
     return out.reshape(tuple(sizes))
 
