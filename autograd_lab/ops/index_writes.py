@@ -335,14 +335,18 @@ def take(input, index):
     if index.dtype is not backend.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_dtype_name(index)} "
                            "[autograd_lab] pass index.long()")
-    total = input.numel()
+    check_flat_positions(index, input.numel())
+    return TakeBackward0.apply(input, index=index)
+
+
+def check_flat_positions(index: Tensor, total: int) -> None:
+    """PyTorch's error for a flat position (``take``, ``put``) outside a tensor of ``total`` elements."""
     if index.numel():
         positions = index._data
         outside = (positions < -total) | (positions >= total)
         if bool(outside.any()):
             bad = int(backend.to_host(positions[outside]).flat[0])
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {total} elements.")
-    return TakeBackward0.apply(input, index=index)
 
 
 def _bind() -> None:

@@ -108,17 +108,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the ``p``-norm distance; ``swap=True``
     also uses d(positive, negative) where it is smaller."""
     reduction = _legacy(size_average, reduce, reduction)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
-                           f"{negative.ndim}D inputs")
-    dist_pos = pairwise_distance(anchor, positive, p, eps)
-    dist_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduced((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+    return triplet_margin_with_distance_loss(anchor, positive, negative, margin=margin, swap=swap, reduction=reduction,
+                                             distance_function=lambda a, b: pairwise_distance(a, b, p, eps))
 
 
 @checked

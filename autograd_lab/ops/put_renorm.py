@@ -16,6 +16,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import formulas
 from ._args import checked
 from ._op import LINEAR, Op
+from .index_writes import check_flat_positions
 from .inplace import _method
 from .norm import LinalgVectorNormBackward0
 
@@ -71,12 +72,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     total = input.numel()
     if index.numel() and total == 0:
         raise IndexError("put_(): Tried to put elements into an empty tensor")
-    if index.numel():
-        positions = index._data
-        outside = (positions < -total) | (positions >= total)
-        if bool(outside.any()):
-            bad = int(backend.to_host(positions[outside]).flat[0])
-            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {total} elements.")
+    check_flat_positions(index, total)
     return PutBackward0.apply(input, source, index=index, accumulate=accumulate)
 
 

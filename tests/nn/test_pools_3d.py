@@ -7,28 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pooling_inputs import distinct, run
 
 import autograd_lab as al
 from autograd_lab.autograd import gradcheck, gradgradcheck
 from tests.ops._torch_compare import same_error
 
 torch = pytest.importorskip("torch")
-
-
-def _distinct(shape, seed=0, positive=False):
-    """Values at least 0.1 apart (no ties, so maxima and finite differences are well defined)."""
-    n = int(np.prod(shape))
-    values = np.random.default_rng(seed).permutation(n) * 0.1 + 0.05
-    return (values if positive else values - n * 0.05).reshape(shape)
-
-
-def _run(lib, call, array, dtype):
-    x = lib.tensor(array.astype(dtype), requires_grad=True)
-    out = call(lib.nn.functional, x)
-    values = out[0] if isinstance(out, tuple) else out
-    seed = np.random.default_rng(1).standard_normal(tuple(values.shape)).astype(dtype)
-    (grad,) = lib.autograd.grad(values, x, lib.tensor(seed))
-    return out, values, grad
 
 
 CALLS = [
@@ -57,9 +42,9 @@ CALLS = [
 @pytest.mark.parametrize("shape, call", CALLS)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_pools_3d_match_torch(shape, call, dtype):
-    array = _distinct(shape, positive=True)  # (positive: a fractional power of a negative mean is NaN)
-    ours, values, grad = _run(al, call, array, dtype)
-    theirs, their_values, their_grad = _run(torch, call, array, dtype)
+    array = distinct(shape, positive=True)  # (positive: a fractional power of a negative mean is NaN)
+    ours, values, grad = run(al, call, array, dtype)
+    theirs, their_values, their_grad = run(torch, call, array, dtype)
     assert values.grad_fn.name() == their_values.grad_fn.name()
     assert str(values.dtype).split(".")[-1] == str(their_values.dtype).split(".")[-1]
     assert tuple(values.shape) == tuple(their_values.shape)
@@ -73,7 +58,7 @@ def test_pools_3d_match_torch(shape, call, dtype):
 
 @pytest.mark.parametrize("shape, call", [CALLS[i] for i in (1, 2, 5, 6, 8, 9, 11, 12, 15)])
 def test_pools_3d_gradcheck_and_gradgradcheck(shape, call):
-    x = al.tensor(_distinct(shape, positive=True), requires_grad=True)
+    x = al.tensor(distinct(shape, positive=True), requires_grad=True)
 
     def fn(v):
         out = call(al.nn.functional, v)
@@ -107,7 +92,7 @@ def _saved(node) -> dict:
 
 def _nodes_and_saved(lib, call):
     """The node of the pooling and that of its gradient (under create_graph), with what each saves."""
-    x = lib.tensor(_distinct((2, 3, 5, 6, 7)), requires_grad=True)
+    x = lib.tensor(distinct((2, 3, 5, 6, 7)), requires_grad=True)
     out = call(lib.nn.functional, x)
     weights = lib.tensor(np.random.default_rng(2).standard_normal(tuple(out.shape)), requires_grad=True)
     (grad,) = lib.autograd.grad((out * weights).sum(), x, create_graph=True)
@@ -129,7 +114,7 @@ def test_pools_3d_nodes_save_what_torch_saves(call):
 
 
 def test_max_unpool3d_undoes_max_pool3d_as_torch():
-    array = _distinct((2, 3, 5, 6, 7))
+    array = distinct((2, 3, 5, 6, 7))
     results = []
     for lib in (al, torch):
         F = lib.nn.functional
@@ -148,8 +133,8 @@ def test_max_unpool3d_undoes_max_pool3d_as_torch():
 
 
 def test_max_unpool3d_gradcheck_and_gradgradcheck():
-    _, indices = al.nn.functional.max_pool3d(al.tensor(_distinct((2, 2, 4, 5, 6))), 2, return_indices=True)
-    x = al.tensor(_distinct((2, 2, 2, 2, 3), seed=1), requires_grad=True)
+    _, indices = al.nn.functional.max_pool3d(al.tensor(distinct((2, 2, 4, 5, 6))), 2, return_indices=True)
+    x = al.tensor(distinct((2, 2, 2, 2, 3), seed=1), requires_grad=True)
 
     def fn(v):
         return al.nn.functional.max_unpool3d(v, indices, 2, output_size=(4, 5, 6))
@@ -165,7 +150,7 @@ def test_max_unpool3d_gradcheck_and_gradgradcheck():
     lambda F, x: F.adaptive_max_pool3d(x, 1, True),
 ])
 def test_max_pools_3d_propagate_nan_as_torch(call):
-    array = _distinct((1, 2, 2, 3, 4))
+    array = distinct((1, 2, 2, 3, 4))
     array[0, 0, 0, 0, 1] = array[0, 0, 0, 1, 3] = array[0, 1, 1, 2, 2] = np.nan  # (two NaNs in one window)
     (ours, our_indices), (theirs, their_indices) = (call(lib.nn.functional, lib.tensor(array)) for lib in (al, torch))
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())  # (NaN where theirs is NaN)
@@ -295,7 +280,7 @@ MODULES = [
 
 @pytest.mark.parametrize("make, unpools", MODULES)
 def test_pool_3d_modules_repr_and_forward_as_torch(make, unpools):
-    array = _distinct((2, 3, 5, 6, 7), positive=True)
+    array = distinct((2, 3, 5, 6, 7), positive=True)
     results = []
     for lib in (al, torch):
         module, x = make(lib.nn), lib.tensor(array)
@@ -328,7 +313,7 @@ def test_max_pool3d_of_float16_and_global_average_of_three_dims_as_torch():
 
 def test_top_level_max_pool3d_is_torchs():
     assert hasattr(torch, "max_pool3d") and not hasattr(torch, "avg_pool3d")  # (the names PyTorch has)
-    x = _distinct((2, 3, 4, 5, 6))
+    x = distinct((2, 3, 4, 5, 6))
     ours, theirs = al.max_pool3d(al.tensor(x), 2, 1, 1), torch.max_pool3d(torch.tensor(x), 2, 1, 1)
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
     assert not hasattr(al, "avg_pool3d")

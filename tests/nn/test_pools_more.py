@@ -7,28 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pooling_inputs import distinct, run
 
 import autograd_lab as al
 import autograd_lab.nn.functional as F
 from autograd_lab.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
-
-
-def _distinct(shape, seed=0, positive=False):
-    """Values at least 0.1 apart (no ties, so maxima and finite differences are well defined)."""
-    n = int(np.prod(shape))
-    values = np.random.default_rng(seed).permutation(n) * 0.1 + 0.05
-    return (values if positive else values - n * 0.05).reshape(shape)
-
-
-def _run(lib, call, array, dtype):
-    x = lib.tensor(array.astype(dtype), requires_grad=True)
-    out = call(lib.nn.functional, x)
-    values = out[0] if isinstance(out, tuple) else out
-    seed = np.random.default_rng(1).standard_normal(tuple(values.shape)).astype(dtype)
-    (grad,) = lib.autograd.grad(values, x, lib.tensor(seed))
-    return out, values, grad
 
 
 CALLS = [
@@ -60,9 +45,9 @@ CALLS = [
 @pytest.mark.parametrize("shape, call", CALLS)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_pools_match_torch(shape, call, dtype):
-    array = _distinct(shape, positive=True)  # (positive: a fractional power of a negative mean is NaN)
-    ours, values, grad = _run(al, call, array, dtype)
-    theirs, their_values, their_grad = _run(torch, call, array, dtype)
+    array = distinct(shape, positive=True)  # (positive: a fractional power of a negative mean is NaN)
+    ours, values, grad = run(al, call, array, dtype)
+    theirs, their_values, their_grad = run(torch, call, array, dtype)
     assert values.grad_fn.name() == their_values.grad_fn.name()
     assert str(values.dtype).split(".")[-1] == str(their_values.dtype).split(".")[-1]
     rtol = 1e-5 if dtype == "float32" else 1e-12
@@ -75,7 +60,7 @@ def test_pools_match_torch(shape, call, dtype):
 
 @pytest.mark.parametrize("shape, call", [CALLS[i] for i in (1, 5, 7, 9, 11, 13, 16, 20)])
 def test_pools_gradcheck_and_gradgradcheck(shape, call):
-    x = al.tensor(_distinct(shape, positive=True), requires_grad=True)
+    x = al.tensor(distinct(shape, positive=True), requires_grad=True)
 
     def fn(v):
         out = call(F, v)
@@ -85,7 +70,7 @@ def test_pools_gradcheck_and_gradgradcheck(shape, call):
 
 
 def test_adaptive_max_pool2d_double_backward_node_as_in_torch():
-    array = _distinct((2, 3, 5, 4))
+    array = distinct((2, 3, 5, 4))
     names = []
     for lib in (al, torch):
         x = lib.tensor(array, requires_grad=True)
@@ -95,7 +80,7 @@ def test_adaptive_max_pool2d_double_backward_node_as_in_torch():
 
 
 def test_adaptive_max_pool2d_saves_the_input_and_the_indices_it_returns():
-    x = al.tensor(_distinct((1, 2, 5, 4)), requires_grad=True)
+    x = al.tensor(distinct((1, 2, 5, 4)), requires_grad=True)
     out, indices = F.adaptive_max_pool2d(x, 3, return_indices=True)
     assert out.grad_fn._saved_result1.equal(indices) and out.grad_fn._saved_self.equal(x)
     indices.add_(0)  # (changed in place: the gradient would read other positions)
@@ -113,7 +98,7 @@ def test_adaptive_max_pool2d_saves_the_input_and_the_indices_it_returns():
 def test_max_unpool2d_matches_torch(shape, pool, unpool):
     results = []
     for lib in (al, torch):
-        x = lib.tensor(_distinct(shape))
+        x = lib.tensor(distinct(shape))
         values, indices = lib.nn.functional.max_pool2d(x, return_indices=True, **pool)
         leaf = values.detach().requires_grad_()
         out = lib.nn.functional.max_unpool2d(leaf, indices, **unpool)
@@ -130,7 +115,7 @@ def test_max_unpool1d_matches_torch_and_module_round_trip():
     for size in (None, [9], [2, 3, 9]):
         results = []
         for lib in (al, torch):
-            x = lib.tensor(_distinct((2, 3, 9)), requires_grad=True)
+            x = lib.tensor(distinct((2, 3, 9)), requires_grad=True)
             values, indices = lib.nn.MaxPool1d(2, return_indices=True)(x)
             out = lib.nn.MaxUnpool1d(2)(values, indices, output_size=size)
             out.backward(lib.ones_like(out))
@@ -138,7 +123,7 @@ def test_max_unpool1d_matches_torch_and_module_round_trip():
         assert results[0][0] == results[1][0]
         np.testing.assert_array_equal(results[0][1], results[1][1])
         np.testing.assert_array_equal(results[0][2], results[1][2])
-    y = al.tensor(_distinct((1, 1, 5, 5)), requires_grad=True)
+    y = al.tensor(distinct((1, 1, 5, 5)), requires_grad=True)
     values, indices = al.nn.MaxPool2d(2, return_indices=True)(y)
     assert gradcheck(lambda v: al.nn.MaxUnpool2d(2)(v, indices, y.shape), (values.detach().requires_grad_(),))
 
@@ -158,7 +143,7 @@ MODULES = [
 def test_modules_match_torch(name, args, shape):
     ours, theirs = getattr(al.nn, name)(*args), getattr(torch.nn, name)(*args)
     assert repr(ours) == repr(theirs)
-    array = _distinct(shape, positive=True)
+    array = distinct(shape, positive=True)
     out, their_out = ours(al.tensor(array)), theirs(torch.tensor(array))
     if isinstance(their_out, tuple):
         np.testing.assert_array_equal(out[1].numpy(), their_out[1].numpy())
@@ -174,7 +159,7 @@ def test_unpool_module_reprs():
 
 # -- errors ---------------------------------------------------------------------------------------------------------
 def _indices(lib, shape=(2, 3, 5, 5)):
-    return lib.nn.functional.max_pool2d(lib.tensor(_distinct(shape)), 2, return_indices=True)
+    return lib.nn.functional.max_pool2d(lib.tensor(distinct(shape)), 2, return_indices=True)
 
 
 @pytest.mark.parametrize("call, error", [
@@ -288,7 +273,7 @@ def test_avg_pool1d_output_too_small_names_the_sizes():
 def test_one_unbatched_image_is_recorded_as_pytorch_records_it(shape, call):
     """A (C, H, W) image is pooled as it is (the pool's node, not a squeeze after a batch of one), and so are the
     gradients of the gradients."""
-    array = _distinct(shape)
+    array = distinct(shape)
     results = []
     for lib in (al, torch):
         x = lib.tensor(array, requires_grad=True)
