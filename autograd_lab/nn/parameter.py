@@ -76,7 +76,7 @@ class UninitializedParameter(Parameter):
         return super().__new__(cls, empty(0, dtype=dtype, device=device), requires_grad)
 
     def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
-        pass
+        """(Everything happens in ``__new__``, as for ``Parameter``.)"""
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Give the parameter memory of ``shape`` (zeros: a lazy module initialises it next) and make it a Parameter."""

@@ -322,19 +322,19 @@ class _GridSamplerBackward(Op):
 
 
 class GridSampler2DBackward0(_GridSampler):
-    pass
+    """grid_sample of images, (N, C, H, W) with a (N, H_out, W_out, 2) grid: PyTorch's node name"""
 
 
 class GridSampler3DBackward0(_GridSampler):
-    pass
+    """grid_sample of volumes, (N, C, D, H, W) with a (N, D_out, H_out, W_out, 3) grid"""
 
 
 class GridSampler2DBackwardBackward0(_GridSamplerBackward):
-    pass
+    """the gradients of an image grid_sample, recorded under create_graph"""
 
 
 class GridSampler3DBackwardBackward0(_GridSamplerBackward):
-    pass
+    """the gradients of a volume grid_sample, recorded under create_graph"""
 
 
 _BACKWARD_OPS = {2: GridSampler2DBackwardBackward0, 3: GridSampler3DBackwardBackward0}
