@@ -187,6 +187,10 @@ def _pdist_grad(grad, x, p, result):
     xp = backend.namespace_of(x)
     first, second, diff = _pairs(xp, x)
     part = grad[:, None] * _pair_derivative(xp, diff, p, result)
+    if p == 0:  # PyTorch's kernel writes 0 there whatever the gradient (a NaN one too), as it does where a distance
+        part = xp.zeros_like(part)  # is 0 for the p of its power formulas (and, for p < 1, where a difference is 0)
+    elif p not in (1.0, float("inf")):
+        part = xp.where((result[:, None] == 0) | ((diff == 0) & (p < 1)), 0, part).astype(part.dtype, copy=False)
     out = xp.zeros_like(x)
     xp.add.at(out, first, part)
     xp.add.at(out, second, -part)

@@ -124,3 +124,15 @@ def test_binary_cross_entropy_second_derivative_is_pytorchs_near_0_and_1(reducti
     assert results[0][0] == results[1][0] == "BinaryCrossEntropyBackwardBackward0"
     for ours, theirs in zip(results[0][1:], results[1][1:]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-14)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, INF])
+def test_pdist_gradient_at_a_zero_distance_ignores_the_incoming_gradient_as_pytorch(p):
+    """Rows 0 and 2 coincide: for p other than 1 and inf PyTorch writes 0 for that pair whatever its gradient, a
+    NaN included (seed 56000687); for p = 1 and inf the NaN goes through, as there."""
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor([[-2.0], [1.0], [-2.0]], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.nn.functional.pdist(x, p=p), x, lib.tensor([1.0, NAN, 2.0], dtype=lib.float64))
+        results.append(g.numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-14, equal_nan=True)
