@@ -127,9 +127,10 @@ class _Writer:
         node = {"type": "tensor", "array": name, "dtype": t.dtype.name, "shape": list(t._data.shape),
                 "requires_grad": bool(t.requires_grad)}
         if type(t) is not Tensor:
-            from .nn.parameter import Parameter, UninitializedParameter
-            if isinstance(t, Parameter):  # (a lazy module's weight before its first call: no values, no shape yet)
-                node["class"] = "UninitializedParameter" if isinstance(t, UninitializedParameter) else "Parameter"
+            from .nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
+            if isinstance(t, (Parameter, UninitializedBuffer)):  # (a lazy module's tensors before its first call: no
+                node["class"] = type(t).__name__ if isinstance(t, (UninitializedParameter, UninitializedBuffer)) \
+                    else "Parameter"  # values, no shape yet)
         return node
 
 
@@ -317,15 +318,15 @@ class _Reader:
         requires_grad = node.get("requires_grad", False)
         if not isinstance(requires_grad, bool) or (requires_grad and not dtype.is_floating_point):
             raise self.fail(f"bad requires_grad {str(requires_grad)[:80]} for a {dtype.name} tensor")
-        if node.get("class", "Tensor") not in ("Tensor", "Parameter", "UninitializedParameter"):
+        if node.get("class", "Tensor") not in ("Tensor", "Parameter", "UninitializedParameter", "UninitializedBuffer"):
             raise self.fail(f"unknown tensor class {str(node.get('class'))[:80]!r}")
         tensor = Tensor._make(array if self.device.type == "cpu" else backend.move(array, self.device))
         if node.get("class") == "Parameter":
             from .nn.parameter import Parameter
             tensor = Parameter(tensor, requires_grad=requires_grad)
-        elif node.get("class") == "UninitializedParameter":
-            from .nn.parameter import UninitializedParameter
-            tensor = UninitializedParameter(requires_grad, device=self.device, dtype=dtype)
+        elif node.get("class") in ("UninitializedParameter", "UninitializedBuffer"):
+            from .nn import parameter
+            tensor = getattr(parameter, node["class"])(requires_grad, device=self.device, dtype=dtype)
         elif requires_grad:
             tensor.requires_grad_(True)
         self.tensors[name] = tensor

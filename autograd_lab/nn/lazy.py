@@ -1,5 +1,7 @@
 """Lazy modules: layers that learn their input size from the first batch they see, as PyTorch's do:
-``LazyLinear`` (``in_features``), ``LazyConv1d/2d/3d`` and ``LazyConvTranspose1d/2d/3d`` (``in_channels``).
+``LazyLinear`` (``in_features``), ``LazyConv1d/2d/3d`` and ``LazyConvTranspose1d/2d/3d`` (``in_channels``),
+``LazyBatchNorm1d/2d/3d`` and ``LazyInstanceNorm1d/2d/3d`` (``num_features``, with ``UninitializedBuffer`` running
+statistics).
 
 ``nn.LazyLinear(out_features)`` starts with ``UninitializedParameter`` weights (no shape yet). A forward pre-hook
 runs before its first ``forward``: it reads the input's last dim, materializes the parameters with that shape,
@@ -9,15 +11,18 @@ initialises them as ``Linear`` does, removes itself, and turns the module into a
 
 from __future__ import annotations
 
+from .. import backend
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .conv import Conv1d, Conv2d, Conv3d
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .layers import Linear
-from .parameter import UninitializedParameter
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .parameter import UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyConvTranspose3d"]
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class LazyModuleMixin:
@@ -33,7 +38,7 @@ class LazyModuleMixin:
     def has_uninitialized_params(self) -> bool:
         """Whether a parameter or buffer of this module (not of its children) still has no shape."""
         tensors = list(self._parameters.values()) + list(self._buffers.values())
-        return any(isinstance(t, UninitializedParameter) for t in tensors)
+        return any(isinstance(t, UninitializedTensorMixin) for t in tensors)
 
     def initialize_parameters(self, *args, **kwargs) -> None:
         """Materialize and initialise the parameters from the first input (each lazy layer says how)."""
@@ -158,3 +163,64 @@ class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
 class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
     """A ``ConvTranspose3d`` whose ``in_channels`` is read from its first input."""
     cls_to_become = ConvTranspose3d
+
+
+class _LazyNormBase(LazyModuleMixin):
+    """A batch or instance normalisation whose ``num_features`` is dim 1 of its first input (PyTorch reads dim 1 for
+    the instance norms too, so an unbatched first input is read as it reads it)."""
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None) -> None:
+        super().__init__(0, eps, momentum, False, False, device, dtype)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = Tensor._make(backend.np.asarray(0, dtype=backend.np.int64))
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if not self.has_uninitialized_params():
+            return
+        with no_grad():
+            self.num_features = input.shape[1]
+            for tensor in (self.weight, self.bias, self.running_mean, self.running_var):
+                if isinstance(tensor, UninitializedTensorMixin):
+                    tensor.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """A ``BatchNorm1d`` whose ``num_features`` is read from its first input."""
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """A ``BatchNorm2d`` whose ``num_features`` is read from its first input."""
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    """A ``BatchNorm3d`` whose ``num_features`` is read from its first input."""
+    cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    """An ``InstanceNorm1d`` whose ``num_features`` is read from its first input."""
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    """An ``InstanceNorm2d`` whose ``num_features`` is read from its first input."""
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+    """An ``InstanceNorm3d`` whose ``num_features`` is read from its first input."""
+    cls_to_become = InstanceNorm3d

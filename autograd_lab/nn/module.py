@@ -16,7 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import tagging
 from .module_hooks import ModuleHooks
-from .parameter import Buffer, Parameter, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedTensorMixin
 from .tagging import is_module_tagging_enabled, set_module_tagging
 
 __all__ = ["Module", "set_module_tagging", "is_module_tagging_enabled"]
@@ -377,8 +377,8 @@ class Module(ModuleHooks):
                 errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
                 continue
-            if isinstance(target, UninitializedParameter):  # a lazy module takes the saved shape, as PyTorch's does
-                if isinstance(value, UninitializedParameter):
+            if isinstance(target, UninitializedTensorMixin):  # a lazy module takes the saved shape, as PyTorch's does
+                if isinstance(value, UninitializedTensorMixin):
                     continue  # (nothing was saved: nothing to load)
                 target.materialize(tuple(value.shape))
             if tuple(value.shape) != tuple(target.shape):

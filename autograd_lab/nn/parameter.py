@@ -65,21 +65,16 @@ _UNINITIALIZED_USE = ("Attempted to use an uninitialized parameter in {}. This e
                       "functions")
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet (a lazy module's weight before its first ``forward``): it has a dtype
-    and ``requires_grad`` but no values; ``materialize(shape)`` turns it into an ordinary ``Parameter``. Using it in
-    an op, or asking its shape, is an error, as in PyTorch."""
+class UninitializedTensorMixin:
+    """What an uninitialized parameter and an uninitialized buffer share: a dtype and ``requires_grad`` but no values
+    yet (a lazy module's tensors before its first ``forward``); ``materialize(shape)`` gives them memory and turns them
+    into the ordinary kind (``cls_to_become``). Using one in an op, or asking its shape, is an error, as in PyTorch."""
 
-    cls_to_become = Parameter
-
-    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
-        return super().__new__(cls, empty(0, dtype=dtype, device=device), requires_grad)
-
-    def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
-        """(Everything happens in ``__new__``, as for ``Parameter``.)"""
+    __slots__ = ()
+    cls_to_become = None
 
     def materialize(self, shape, device=None, dtype=None) -> None:
-        """Give the parameter memory of ``shape`` (zeros: a lazy module initialises it next) and make it a Parameter."""
+        """Give the tensor memory of ``shape`` (a lazy module initialises it next) and make it ``cls_to_become``."""
         values = empty(*tuple(shape), dtype=dtype or self.dtype, device=device or self.device)
         self._data = values._data
         self.__class__ = self.cls_to_become
@@ -90,7 +85,7 @@ class UninitializedParameter(Parameter):
                            "in `load_state_dict` when trying to load an uninitialized parameter into an initialized "
                            "one. Call `forward` to initialize the parameters before accessing their attributes.")
 
-    def detach(self) -> UninitializedParameter:  # (no values, no history: a state_dict holds it as it is)
+    def detach(self):  # (no values, no history: a state_dict holds it as it is)
         return self
 
     def to(self, *args, **kwargs) -> Tensor:  # (moving or converting a module converts its lazy parameters too)
@@ -103,7 +98,33 @@ class UninitializedParameter(Parameter):
                                                    getattr(func, "__qualname__", func)))
 
     def __repr__(self) -> str:
-        return "<UninitializedParameter>"
+        return f"<{type(self).__name__}>"
 
     def __reduce_ex__(self, protocol):
-        return (UninitializedParameter, (self._requires_grad, None, self.dtype))
+        return (type(self), (self._requires_grad, None, self.dtype))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A lazy module's weight before its first ``forward``: materialized, an ordinary ``Parameter``."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        return Parameter.__new__(cls, empty(0, dtype=dtype, device=device), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
+        """(Everything happens in ``__new__``, as for ``Parameter``.)"""
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A lazy module's running statistics before its first ``forward``: materialized, an ordinary tensor."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
+        buffer = cls._make(empty(0, dtype=dtype, device=device)._data)
+        buffer.requires_grad_(requires_grad)
+        return buffer
+
+    def __init__(self, requires_grad: bool = False, device=None, dtype=None) -> None:
+        """(Everything happens in ``__new__``.)"""
