@@ -11,7 +11,7 @@ initialises them as ``Linear`` does, removes itself, and turns the module into a
 
 from __future__ import annotations
 
-from .. import backend
+from .. import backend, creation
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .conv import Conv1d, Conv2d, Conv3d
@@ -30,6 +30,7 @@ class LazyModuleMixin:
     ``initialize_parameters(*args)`` runs on the first call, then the module becomes ``cls_to_become``."""
 
     cls_to_become = None
+    learned_size = ""  # the attribute the first input sets ("in_features", "in_channels", "num_features"): 0 until then
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -40,9 +41,16 @@ class LazyModuleMixin:
         tensors = list(self._parameters.values()) + list(self._buffers.values())
         return any(isinstance(t, UninitializedTensorMixin) for t in tensors)
 
+    def reset_parameters(self) -> None:
+        """The layer's own initialisation, once its parameters have a shape (a no-op before the first input)."""
+        if not self.has_uninitialized_params() and getattr(self, self.learned_size) != 0:
+            super().reset_parameters()
+
     def initialize_parameters(self, *args, **kwargs) -> None:
         """Materialize and initialise the parameters from the first input (each lazy layer says how)."""
-        raise NotImplementedError(f"initialize_parameters is not implemented for {self.__class__.__name__}")
+        raise NotImplementedError(f"initialize_parameters is not implemented for {self.__class__.__name__} "
+                                  "[autograd_lab] a lazy layer defines initialize_parameters(input): it materializes "
+                                  "its parameters with the sizes the first input gives, then calls reset_parameters()")
 
 
 def _infer_parameters(module, args, kwargs) -> None:
@@ -60,6 +68,7 @@ class LazyLinear(LazyModuleMixin, Linear):
     """A ``Linear`` layer whose ``in_features`` is the last dim of its first input."""
 
     cls_to_become = Linear
+    learned_size = "in_features"
 
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__(0, 0, False)  # (no bias yet: it would be made only to be replaced)
@@ -67,10 +76,6 @@ class LazyLinear(LazyModuleMixin, Linear):
         self.out_features = out_features
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
 
     def initialize_parameters(self, input: Tensor) -> None:
         if self.has_uninitialized_params():
@@ -90,9 +95,7 @@ class LazyLinear(LazyModuleMixin, Linear):
 class _LazyConvMixin(LazyModuleMixin):
     """A convolution whose ``in_channels`` is the channel dim of its first input."""
 
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
+    learned_size = "in_channels"
 
     def _lazy_init(self, out_channels: int, bias: bool, device, dtype) -> None:
         """After the layer was built with no channels: its weight and bias as parameters without a shape yet."""
@@ -169,6 +172,8 @@ class _LazyNormBase(LazyModuleMixin):
     """A batch or instance normalisation whose ``num_features`` is dim 1 of its first input (PyTorch reads dim 1 for
     the instance norms too, so an unbatched first input is read as it reads it)."""
 
+    learned_size = "num_features"
+
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None) -> None:
         super().__init__(0, eps, momentum, False, False, device, dtype)
@@ -179,11 +184,7 @@ class _LazyNormBase(LazyModuleMixin):
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
-            self.num_batches_tracked = Tensor._make(backend.np.asarray(0, dtype=backend.np.int64))
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            super().reset_parameters()
+            self.num_batches_tracked = creation.tensor(0, dtype=backend.int64, device=device)
 
     def initialize_parameters(self, input: Tensor) -> None:
         if not self.has_uninitialized_params():

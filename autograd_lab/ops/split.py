@@ -148,26 +148,26 @@ def unsafe_split(input, split_size, dim=0):
     return UnsafeSplitBackward0.apply(input, split_size=split_size, dim=d)
 
 
-@checked(kinds={"dim": "int"})
-def chunk(input, chunks, dim=0):
-    """Split into ``chunks`` pieces of (nearly) equal size."""
+def _chunk_size(input, chunks, dim):
+    """What ``chunk`` splits by: pieces of ceil(n / chunks) (at least 1), or, as PyTorch, ``chunks`` empty pieces of
+    an empty dim (a list of sizes)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim, "chunk")]
-    if n == 0:  # as PyTorch: `chunks` empty pieces
-        return split(input, [0] * chunks, dim)
-    return split(input, max(-(-n // chunks), 1), dim)
+    return [0] * chunks if n == 0 else max(-(-n // chunks), 1)
+
+
+@checked(kinds={"dim": "int"})
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` pieces of (nearly) equal size."""
+    return split(input, _chunk_size(input, chunks, dim), dim)
 
 
 @checked(kinds={"dim": "int"})
 def unsafe_chunk(input, chunks, dim=0):
     """``chunk`` whose pieces are not tracked as views (each may be changed in place)."""
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    n = input.shape[_wrap_dim(dim, input.ndim, "chunk")]
-    if n == 0:  # as PyTorch: `chunks` empty pieces
-        return unsafe_split_with_sizes(input, [0] * chunks, dim)
-    return unsafe_split(input, max(-(-n // chunks), 1), dim)
+    size = _chunk_size(input, chunks, dim)
+    return unsafe_split_with_sizes(input, size, dim) if isinstance(size, list) else unsafe_split(input, size, dim)
 
 
 @checked(kinds={"dim": "int"})
