@@ -1,5 +1,5 @@
 """Resampling sequences, images and volumes: ``interpolate`` (modes ``nearest``, ``nearest-exact``, ``linear``,
-``bilinear``, ``trilinear``, ``area``).
+``bilinear``, ``trilinear``, ``area``; ``bicubic`` in :mod:`.upsample_cubic`, with taps of four).
 
 Each of these modes is linear in the input and acts on one spatial dim at a time: output position ``o`` of a
 dim reads a few input positions of that dim (its *taps*), with weights: one tap of weight 1 for ``nearest``,
@@ -114,8 +114,9 @@ class UpsampleTrilinear3DBackward0(_Resample3D):
 
 
 def _resample(xp, x, taps):
-    """Each spatial dim in turn: output o = sum over its taps t of weight[o, t] * x[position[o, t]]."""
-    for axis, (positions, weights) in enumerate(taps, start=2):
+    """Each spatial dim in turn, the last (the fastest) first as PyTorch's kernels nest them: output o = sum over its
+    taps t of weight[o, t] * x[position[o, t]]."""
+    for axis, (positions, weights) in reversed(list(enumerate(taps, start=2))):
         x = xp.moveaxis(x, axis, -1)
         out = weights[:, 0] * x[..., positions[:, 0]]
         for t in range(1, positions.shape[1]):
@@ -189,7 +190,7 @@ def _linear_taps(size: int, out: int, scale_factor, align_corners: bool, precisi
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resize the spatial dims of an (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to ``size``, or by
-    ``scale_factor``, as ``F.interpolate`` does (its modes but ``bicubic``; ``area`` for images)."""
+    ``scale_factor``, as ``F.interpolate`` does (its modes; ``area`` and ``bicubic`` for images)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
@@ -198,15 +199,21 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         align_corners = False
     spatial = input.ndim - 2
     sizes, scales = _output_size(input, size, scale_factor, recompute_scale_factor, mode)
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not implemented [autograd_lab] resample without "
                                   "it, or smooth first (e.g. avg_pool2d) when shrinking")
     if mode == "area" and spatial == 2:
         from .nn_pool import adaptive_avg_pool2d
         return adaptive_avg_pool2d(input, tuple(sizes))
-    op = _OPS.get((mode, spatial))
+    from .upsample_cubic import UpsampleBicubic2DBackward0, cubic_taps  # (it builds on this module)
+    op = UpsampleBicubic2DBackward0 if (mode, spatial) == ("bicubic", 2) else _OPS.get((mode, spatial))
     if op is None:
         raise _mode_error(input, mode, spatial)
+    if spatial == 2:
+        _check_image_sizes(input, sizes)
     precision = np.float64 if input.dtype is backend.float64 else np.float32
     xp = backend.namespace_of(input._data)
     taps = []
@@ -214,10 +221,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         length = input.shape[2 + i]
         if mode in _LINEAR:
             positions, weights = _linear_taps(length, sizes[i], scales[i], align_corners, precision)
+        elif mode == "bicubic":
+            positions, weights = cubic_taps(length, sizes[i], scales[i], align_corners, precision)
         else:
             positions, weights = _nearest_taps(length, sizes[i], scales[i], mode == "nearest-exact", precision)
         taps.append((xp.asarray(positions), xp.asarray(weights.astype(input._data.dtype))))
-    settings = {"align_corners": align_corners} if mode in _LINEAR else {}
+    settings = {"align_corners": align_corners} if mode in _LINEAR or mode == "bicubic" else {}
     names = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}[spatial]
     return op.apply(input, output_size=tuple(sizes), taps=tuple(taps), **dict(zip(names, scales)), **settings)
 
@@ -253,11 +262,22 @@ def _output_size(input: Tensor, size, scale_factor, recompute_scale_factor, mode
     return sizes, [None] * spatial if recompute else [float(f) for f in factors]
 
 
+def _check_image_sizes(input: Tensor, sizes: list) -> None:
+    """PyTorch's checks of an image resampling's sizes: none empty, but the batch."""
+    if min(input.shape[2:]) <= 0 or min(sizes) <= 0:
+        (h, w), (out_h, out_w) = input.shape[2:], sizes
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {h}, W: {w}) output "
+                           f"(H: {out_h}, W: {out_w}) [autograd_lab] each output size is floor(size * scale_factor): "
+                           "give a larger scale_factor, or size=")
+    if input.shape[1] == 0:
+        raise RuntimeError(f"Non-empty 4D data tensor expected but got a tensor with sizes {list(input.shape)}")
+
+
 def _mode_error(input: Tensor, mode: str, spatial: int) -> Exception:
     needs = {"linear": 3, "bilinear": 4, "trilinear": 5}
     if mode in needs and input.ndim in (3, 4, 5):
         return NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {needs[mode]}D input")
-    if mode in ("bicubic", "lanczos") or (mode == "area" and input.ndim in (3, 5)):
+    if mode == "lanczos" or (mode == "area" and input.ndim in (3, 5)):
         return NotImplementedError(f"interpolate: mode '{mode}' for {input.ndim}D input is not implemented "
                                    "[autograd_lab] use 'bilinear' (or 'area' on images)")
     return NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got "

@@ -242,6 +242,8 @@ CASES = {
     # resampling
     "UpsampleBackwardBackward0": (UNARY, "any", [lambda a: _second(
         lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"), _leaf_picture(a))]),
+    "UpsampleBicubic2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
+        lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"), _leaf_picture(a))]),
     # convolution and pooling
     "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
                                                                 bias=a.sum().reshape(1).expand(2) * 1.0),

@@ -44,7 +44,7 @@ CASES.update({  # scans, shifts and indexing
 for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
                             ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
                             ("nearest-exact", 3, "NearestExact3D"), ("linear", 1, "Linear1D"),
-                            ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D")):
+                            ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D"), ("bicubic", 2, "Bicubic2D")):
     def _resampled(a, mode=_mode, dims=_dims):
         image = _picture(a).reshape({1: (2, 3, 42), 2: (2, 3, 7, 6), 3: (2, 3, 7, 3, 2)}[dims])
         return F.interpolate(image, scale_factor=1.6, mode=mode,

@@ -92,6 +92,8 @@ SECOND_ORDER = {
                                            lambda rng: [_distinct(rng, (1, 2, 3, 5, 4))]),
     "UpsampleBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
                                   lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
+    "UpsampleBicubic2DBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"),
+                                           lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
     "UnfoldBackwardBackward0": (lambda a: a.unfold(1, 3, 2), lambda rng: [_leaf(rng, (2, 7))]),
     "GridSampler2DBackwardBackward0": (lambda x, g: F.grid_sample(x, g, padding_mode="reflection", align_corners=False),
                                        lambda rng: [_leaf(rng, (1, 2, 3, 4)), _leaf(rng, (1, 2, 3, 2))]),
