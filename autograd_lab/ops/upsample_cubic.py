@@ -20,7 +20,7 @@ import numpy as np
 from . import formulas
 from .upsample import UpsampleBackwardBackward0, _Resample2D, _scale
 
-__all__ = ["UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackwardBackward0", "cubic_taps"]
+__all__ = ["UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackwardBackward0", "cubic_taps", "cubic_factor"]
 
 CUBIC_A = -0.75  # the kernel's free parameter, PyTorch's choice (Keys proposed -0.5)
 
@@ -71,3 +71,20 @@ def cubic_taps(size: int, out: int, scale_factor, align_corners: bool, precision
                         _far(one - t + one, a, precision)], 1)
     positions = np.clip(first[:, None] + np.arange(-1, 3), 0, size - 1)
     return positions, weights.astype(precision)
+
+
+def cubic_factor(tap: int, t, order: int = 0):
+    """The weight of tap ``tap`` (0 to 3: offsets -1 to 2 from ``floor(s)``) at a fraction ``t = s - floor(s)``, or its
+    first or second derivative in ``t`` (``order``); for arrays or tensors (grid_sample's bicubic mode
+    differentiates through it)."""
+    a = CUBIC_A
+    d = t + (1 - tap) if tap < 2 else (tap - 1) - t  # (the tap's distance from the source position)
+    if tap in (1, 2):  # (a + 2)|x|^3 - (a + 3)|x|^2 + 1
+        if order == 0:
+            return ((a + 2) * d - (a + 3)) * d * d + 1
+        value = (3 * (a + 2) * d - 2 * (a + 3)) * d if order == 1 else 6 * (a + 2) * d - 2 * (a + 3)
+    else:  # a|x|^3 - 5a|x|^2 + 8a|x| - 4a
+        if order == 0:
+            return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        value = (3 * a * d - 10 * a) * d + 8 * a if order == 1 else 6 * a * d - 10 * a
+    return -value if order == 1 and tap >= 2 else value  # (the distance falls as t grows for the taps above)

@@ -186,12 +186,13 @@ def _sample_gradients(a, sampled, image):
 
 _THETA = np.random.default_rng(8).standard_normal((2, 3, 4))
 
-CASES.update({  # sampling at points (ops/nn_grid_sample.py)
+CASES.update({  # sampling at points (ops/nn_grid_sample.py, nn_affine_grid.py)
     "GridSampler2DBackward0": (UNARY, "any", [
         lambda a: F.grid_sample(_picture(a), _grid(a), align_corners=False),
         lambda a: F.grid_sample(_picture(a), _grid(a), mode="nearest", padding_mode="border", align_corners=True),
         lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=False),
-        lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=True)]),
+        lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=True),
+        lambda a: F.grid_sample(_picture(a), _grid(a), mode="bicubic", padding_mode="border", align_corners=False)]),
     "GridSampler3DBackward0": (UNARY, "any", [
         lambda a: F.grid_sample(_volume(a), _grid(a, 3), padding_mode="border", align_corners=False),
         lambda a: F.grid_sample(_volume(a), _grid(a, 3), mode="nearest", align_corners=False),
@@ -200,7 +201,8 @@ CASES.update({  # sampling at points (ops/nn_grid_sample.py)
         lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, align_corners=False), _picture),
         lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, padding_mode="reflection",
                                                                   align_corners=True), _picture),
-        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, mode="nearest", align_corners=True), _picture)]),
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, mode="nearest", align_corners=True), _picture),
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, mode="bicubic", align_corners=True), _picture)]),
     "GridSampler3DBackwardBackward0": (UNARY, "any", [
         lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, padding_mode="border", align_corners=False),
                                     _volume)]),
