@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 
 from .. import backend
-from ..ops import upsample_cubic  # noqa: F401  (the bicubic nodes interpolate records)
+from ..ops import upsample_antialias, upsample_cubic  # noqa: F401  (the nodes interpolate records for them)
 from ..ops._args import checked
 from ..ops.attention import scaled_dot_product_attention
 from ..ops.dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout

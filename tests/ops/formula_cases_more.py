@@ -50,6 +50,10 @@ for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest
         return F.interpolate(image, scale_factor=1.6, mode=mode,
                              align_corners=None if mode.startswith("nearest") else dims == 2)
     CASES[f"Upsample{_name}Backward0"] = (UNARY, "any", [_resampled])
+for _mode in ("bilinear", "bicubic"):  # (antialiased: shrinking, where the kernel widens)
+    CASES[f"Upsample{_mode.capitalize()}2DAaBackward0"] = (UNARY, "any", [
+        lambda a, mode=_mode: F.interpolate(_picture(a), scale_factor=(0.5, 0.7), mode=mode, antialias=True),
+        lambda a, mode=_mode: F.interpolate(_picture(a), size=(3, 9), mode=mode, antialias=True, align_corners=True)])
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
         _shape = (1, 2) + (3,) * _dims
