@@ -25,6 +25,7 @@ import numpy as np
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._errors import no_kernel
 from ._op import LINEAR, Op
 
 __all__ = ["interpolate"]
@@ -215,6 +216,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise _mode_error(input, mode, spatial)
     if spatial == 2:
         _check_image_sizes(input, sizes)
+        _check_cubic_and_antialias_dtype(input, mode, antialias)
     precision = np.float64 if input.dtype is backend.float64 else np.float32
     xp = backend.namespace_of(input._data)
     taps = []
@@ -290,6 +292,22 @@ def _check_image_sizes(input: Tensor, sizes: list) -> None:
                            "give a larger scale_factor, or size=")
     if input.shape[1] == 0:
         raise RuntimeError(f"Non-empty 4D data tensor expected but got a tensor with sizes {list(input.shape)}")
+
+
+def _check_cubic_and_antialias_dtype(input: Tensor, mode: str, antialias: bool) -> None:
+    """PyTorch's errors for the dtypes bicubic and antialiased resampling have no kernel for; uint8 images, which
+    PyTorch resamples with integer arithmetic of its own, are not implemented here."""
+    if antialias:
+        kernel, supported = "compute_index_ranges_weights", input.dtype in (backend.float32, backend.float64)
+    elif mode == "bicubic":
+        kernel, supported = "compute_indices_weights_cubic", input.is_floating_point()
+    else:
+        return
+    if input.dtype is backend.uint8:
+        raise NotImplementedError(f"interpolate: {mode} resampling of uint8 images is not implemented [autograd_lab] "
+                                  "resample input.float() and round back (torchvision's Resize does so for tensors)")
+    if not supported:
+        raise no_kernel(kernel, input.dtype, "resample a floating-point image (input.float())")
 
 
 def _mode_error(input: Tensor, mode: str, spatial: int) -> Exception:

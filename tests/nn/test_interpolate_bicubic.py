@@ -112,3 +112,24 @@ def test_upsample_module_in_bicubic_mode():
 ])
 def test_bicubic_errors_are_torchs(call, error):
     same_error(torch, call, error)
+
+
+@pytest.mark.parametrize("dtype, antialias", [("int64", False), ("bool", False), ("int32", False), ("int64", True),
+                                              ("float16", True)])
+def test_dtypes_without_a_kernel_raise_torchs_error(dtype, antialias):
+    same_error(torch, lambda m: m.nn.functional.interpolate(m.ones(1, 1, 4, 4, dtype=getattr(m, dtype)), scale_factor=0.5,
+                                                            mode="bicubic", antialias=antialias), NotImplementedError)
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+def test_uint8_images_are_refused_not_resampled_wrongly(antialias):
+    with pytest.raises(NotImplementedError, match=r"uint8 images is not implemented \[autograd_lab\]"):
+        F.interpolate(al.ones(1, 1, 4, 4, dtype=al.uint8), scale_factor=0.5, mode="bicubic", antialias=antialias)
+
+
+def test_half_precision_images_resample_in_their_dtype():
+    image = _image((1, 2, 5, 6), "float16", seed=4)
+    ours = F.interpolate(al.tensor(image), scale_factor=1.5, mode="bicubic")
+    theirs = torch.nn.functional.interpolate(torch.tensor(image), scale_factor=1.5, mode="bicubic")
+    assert ours.dtype is al.float16
+    np.testing.assert_allclose(ours.float().numpy(), theirs.float().numpy(), rtol=1e-2, atol=1e-2)
