@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 
 from .. import backend
+from ..ops import upsample_antialias, upsample_cubic  # noqa: F401  (the nodes interpolate records for them)
 from ..ops._args import checked
 from ..ops.attention import scaled_dot_product_attention
 from ..ops.dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
@@ -47,6 +48,7 @@ from ..ops.nn_activation_more import (
     softsign,
     tanhshrink,
 )
+from ..ops.nn_affine_grid import affine_grid
 from ..ops.nn_bilinear import bilinear, pdist
 from ..ops.nn_conv import conv1d, conv2d, conv3d
 from ..ops.nn_conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
@@ -60,7 +62,7 @@ from ..ops.nn_distance import (
 )
 from ..ops.nn_embedding_bag import embedding_bag
 from ..ops.nn_fold import fold, unfold
-from ..ops.nn_grid_sample import affine_grid, grid_sample
+from ..ops.nn_grid_sample import grid_sample
 from ..ops.nn_gumbel import gumbel_softmax
 from ..ops.nn_loss import (
     binary_cross_entropy,

@@ -1,17 +1,20 @@
-"""Sampling an image (or a volume) at arbitrary points: ``affine_grid`` and ``grid_sample``, as the Spatial
-Transformer Networks tutorial uses them.
+"""Sampling an image (or a volume) at arbitrary points: ``grid_sample``, as the Spatial Transformer Networks
+tutorial uses it (with ``affine_grid``, :mod:`.nn_affine_grid`).
 
 ``grid_sample(input, grid)`` reads, for each point of ``grid`` (coordinates in [-1, 1], x first), the input at
 that point: ``nearest`` takes the closest pixel, ``bilinear`` mixes the ``2 ** D`` pixels around it (the *corners*),
 each weighted by a product of one factor per spatial dim: ``f`` (the point's distance past the lower pixel) for
 an upper corner, ``1 - f`` for a lower one. Corners outside the input read 0 (``padding_mode="zeros"``); with
 ``border`` or ``reflection`` the point itself is first moved inside, by clamping or by mirroring at the edges.
+``bicubic`` (images only) mixes the 4 x 4 pixels around the point, each weighted by a product of the cubic
+convolution kernel's weights of ``f`` (:func:`.upsample_cubic.cubic_factor`); as in PyTorch's kernel, the point is
+not moved: each of its pixels is (clamped or mirrored), so the slope is the unnormalising scale everywhere.
 
 Everything about a grid that the formulas need is computed once, on arrays (:func:`_corners`): each corner's flat
 position in the input and whether it lies inside, the fractions ``f``, and the slope of ``f`` with respect to
 the grid coordinate (the unnormalising scale, times -1 where a reflection mirrors, 0 where a clamp holds the
-point still). With those, the output is linear in the input and multilinear in the fractions, so each
-derivative is the same sum over corners with the weights differentiated once or twice:
+point still). With those, the output is linear in the input and a polynomial in each fraction (multilinear but
+for bicubic), so each derivative is the same sum over corners with the weights differentiated once or twice:
 
 * ``grad_input``: each output gradient spread back to the corners it read, with their weights;
 * ``grad_grid``: per coordinate, the corners' values times the weights' derivatives, times the slope.
@@ -27,20 +30,19 @@ from __future__ import annotations
 import itertools
 import warnings
 
-import numpy as np
-
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
 from ._args import checked
 from ._errors import no_kernel
-from ._op import LINEAR, Op
+from ._op import Op
+from .upsample_cubic import cubic_factor
 
-__all__ = ["affine_grid", "grid_sample"]
+__all__ = ["grid_sample"]
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}  # PyTorch's integer codes, which its nodes save
 _PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
-_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
+ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
                   "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample for "
                   "details.")
 
@@ -53,6 +55,12 @@ def _source(xp, coord, size: int, padding_mode: int, align_corners: bool):
     scale = dtype((size - 1) / 2) if align_corners else dtype(size / 2)
     position = (coord + dtype(1)) * scale if align_corners else (coord + dtype(1)) * scale - dtype(0.5)
     slope = xp.full(coord.shape, scale, dtype=coord.dtype)
+    return _padded(xp, position, slope, size, padding_mode, align_corners)
+
+
+def _padded(xp, position, slope, size: int, padding_mode: int, align_corners: bool):
+    """A position in pixels moved inside by the padding mode, and its slope (0 where a clamp holds it still)."""
+    dtype = position.dtype.type
     if padding_mode == 2:  # reflection: mirror at the edges (pixel centres, or the outer borders), then clamp
         low, span = (0.0, size - 1) if align_corners else (-0.5, size)
         if span == 0:
@@ -63,25 +71,26 @@ def _source(xp, coord, size: int, padding_mode: int, align_corners: bool):
         flips = xp.floor(shifted / dtype(span))
         extra = xp.fmod(shifted, dtype(span))
         even = flips % 2 == 0
-        position = xp.where(even, extra + dtype(low), dtype(span) - extra + dtype(low)).astype(coord.dtype)
+        position = xp.where(even, extra + dtype(low), dtype(span) - extra + dtype(low)).astype(position.dtype)
         slope = xp.where(even, slope, -slope)
     if padding_mode in (1, 2):  # border (and after a reflection): clamp into [0, size - 1]; no slope when clamped
         inside = (position > 0) & (position < size - 1)  # (a NaN, of a NaN or infinite coordinate, goes to 0, as
-        position = xp.where(position != position, 0, xp.clip(position, 0, size - 1)).astype(coord.dtype)  # there)
+        position = xp.where(position != position, 0, xp.clip(position, 0, size - 1)).astype(position.dtype)  # there)
         slope = xp.where(inside, slope, dtype(0))
     return position, slope
 
 
 def _corners(grid, sizes: tuple, mode: int, padding_mode: int, align_corners: bool) -> dict:
     """What every formula needs of a grid (N, *points, D) over spatial ``sizes`` (D of them, slowest first): per
-    corner its bits (1: upper along that dim), flat position (N, P) and inside mask (N, P); the slopes and the
-    fractions per spatial dim (N, P). The fractions of a tensor grid are tensors, ``slope * coordinate`` plus a
-    constant (the position is piecewise linear in the coordinate), so that formulas run on tensors differentiate
-    through them; all else is arrays."""
+    corner its bits (1: upper along that dim; bicubic: its tap, 0 to 3), flat position (N, P) and inside mask
+    (N, P); the slopes and the fractions per spatial dim (N, P). The fractions of a tensor grid are tensors,
+    ``slope * coordinate`` plus a constant (the position is piecewise linear in the coordinate), so that formulas
+    run on tensors differentiate through them; all else is arrays."""
     data = formulas.array_of(grid)
-    xp, dims = backend.namespace_of(data), len(sizes)
+    xp, dims, cubic = backend.namespace_of(data), len(sizes), mode == 2
     flat_grid = data.reshape(data.shape[0], _count(data.shape[1:-1]), dims)
-    positions, slopes = zip(*(_source(xp, flat_grid[..., dims - 1 - k], sizes[k], padding_mode, align_corners)
+    point_padding = 0 if cubic else padding_mode  # (bicubic pads each of its taps instead, as PyTorch's kernel does)
+    positions, slopes = zip(*(_source(xp, flat_grid[..., dims - 1 - k], sizes[k], point_padding, align_corners)
                               for k in range(dims)))  # (the grid's last axis is x first: the fastest dim)
     finite = [xp.where(xp.isfinite(p), p, -2) for p in positions]  # (a NaN or infinite position reads no pixel)
     if mode == 1:  # nearest: one corner, the closest pixel (half to even, as nearbyint rounds)
@@ -90,29 +99,45 @@ def _corners(grid, sizes: tuple, mode: int, padding_mode: int, align_corners: bo
     else:
         lower = [xp.floor(p).astype(xp.int64) for p in finite]
         fractions = [p - xp.floor(p) for p in positions]
-        corner_bits = list(itertools.product((0, 1), repeat=dims))
+        corner_bits = list(itertools.product(range(4) if cubic else (0, 1), repeat=dims))
         if isinstance(grid, Tensor):
             columns = formulas.reshape(grid, flat_grid.shape)
             fractions = [columns[..., dims - 1 - k] * slopes[k] + (fractions[k] - slopes[k] * flat_grid[..., dims - 1 - k])
                          for k in range(dims)]
     corners = []
     for bits in corner_bits:
-        index = [low + bit for low, bit in zip(lower, bits)]
+        if cubic:
+            index = [_cubic_tap(xp, p, bit, size, padding_mode, align_corners)
+                     for p, bit, size in zip(positions, bits, sizes)]
+        else:
+            index = [low + bit for low, bit in zip(lower, bits)]
         inside = xp.ones(index[0].shape, dtype=bool)
         flat = xp.zeros(index[0].shape, dtype=xp.int64)
         for k, i in enumerate(index):
             inside &= (i >= 0) & (i < sizes[k])
             flat = flat * sizes[k] + xp.clip(i, 0, sizes[k] - 1)
         corners.append((bits, flat, inside))
-    return {"corners": corners, "fractions": fractions, "slopes": slopes}
+    return {"corners": corners, "fractions": fractions, "slopes": slopes, "cubic": cubic}
 
 
-def _weight(bits, fractions, differentiated=()):
-    """A corner's weight, the product over dims of ``f`` (upper) or ``1 - f`` (lower), with the factors of the dims
-    in ``differentiated`` replaced by their derivative (+1 or -1)."""
+def _cubic_tap(xp, position, tap: int, size: int, padding_mode: int, align_corners: bool):
+    """Where bicubic tap ``tap`` (offsets -1 to 2) of a position reads: ``floor(position) + tap - 1``, moved inside by
+    the padding mode; -1 (outside) where that is outside, NaN or infinite (a border clamps an infinity to the edge)."""
+    pixel = xp.floor(position) + position.dtype.type(tap - 1)
+    pixel = _padded(xp, pixel, xp.zeros_like(pixel), size, padding_mode, align_corners)[0]
+    return xp.where(xp.isfinite(pixel) & (pixel > -1) & (pixel < size), pixel, -1).astype(xp.int64)
+
+
+def _weight(bits, info: dict, differentiated=()):
+    """A corner's weight, the product over dims of ``f`` (upper) or ``1 - f`` (lower), or of the cubic kernel's
+    weight of its tap (bicubic), with the factors of the dims in ``differentiated`` replaced by their derivative
+    (+1 or -1; bicubic: of the order the dim's count in ``differentiated`` says)."""
     weight = 1
-    for k, (bit, f) in enumerate(zip(bits, fractions)):
-        weight = weight * ((1 if bit else -1) if k in differentiated else (f if bit else 1 - f))
+    for k, (bit, f) in enumerate(zip(bits, info["fractions"])):
+        if info["cubic"]:
+            weight = weight * cubic_factor(bit, f, differentiated.count(k))
+        else:
+            weight = weight * ((1 if bit else -1) if k in differentiated else (f if bit else 1 - f))
     return weight
 
 
@@ -160,8 +185,8 @@ def _directional(bits, info: dict, columns: list, fixed: tuple = ()):
     """The derivative of a corner's weight (already differentiated along ``fixed``) in the direction ``columns``."""
     total = 0
     for j, column in enumerate(columns):
-        if j not in fixed:
-            total = total + _weight(bits, info["fractions"], fixed + (j,)) * column
+        if j not in fixed or info["cubic"]:  # (the linear weights have no second derivative along one dim)
+            total = total + _weight(bits, info, fixed + (j,)) * column
     return total
 
 
@@ -204,7 +229,7 @@ def _points_shape(input, grid) -> tuple:
 def _weights(info: dict):
     """Each corner's weight as a function of its bits (1 for nearest's one corner)."""
     fractions = info["fractions"]
-    return (lambda bits: 1 + 0 * info["slopes"][0]) if fractions is None else (lambda bits: _weight(bits, fractions))
+    return (lambda bits: 1 + 0 * info["slopes"][0]) if fractions is None else (lambda bits: _weight(bits, info))
 
 
 # -- the formulas -------------------------------------------------------------------------------------------------
@@ -223,7 +248,7 @@ def _grads(grad_output, input, grid, settings, output_mask):
         if info["fractions"] is None:  # nearest: moving a point a little reads the same pixel
             outs.append(formulas.zeros(grid.shape, grad_output))
         else:
-            weight = lambda bits, k: _weight(bits, info["fractions"], (k,))  # noqa: E731
+            weight = lambda bits, k: _weight(bits, info, (k,))  # noqa: E731
             outs.append(_per_coordinate(grad_output, input, info, weight, grid.shape))
     return tuple(outs)
 
@@ -259,7 +284,7 @@ def _grads_tangent(grad_output, input, grid, tangents, settings, output_mask):
     if output_mask[1]:
         out = formulas.zeros(grid.shape, grad_output)
         if bilinear:
-            weight = lambda bits, k: _weight(bits, info["fractions"], (k,))  # noqa: E731
+            weight = lambda bits, k: _weight(bits, info, (k,))  # noqa: E731
             if g_t is not None:
                 out = out + _per_coordinate(g_t, input, info, weight, grid.shape)
             if input_t is not None:
@@ -274,7 +299,7 @@ def _grads_tangent(grad_output, input, grid, tangents, settings, output_mask):
 # -- the ops --------------------------------------------------------------------------------------------------------
 class _GridSampler(Op):
     """out = ``input`` (N, C, *spatial) read at each point of ``grid`` (N, *points, D): (N, C, *points).
-    ``interpolation_mode``: 0 bilinear, 1 nearest; ``padding_mode``: 0 zeros, 1 border, 2 reflection."""
+    ``interpolation_mode``: 0 bilinear, 1 nearest, 2 bicubic; ``padding_mode``: 0 zeros, 1 border, 2 reflection."""
     saves = ("align_corners", "grid", "input", "interpolation_mode", "padding_mode")
 
     def forward(xp, input, grid, *, interpolation_mode, padding_mode, align_corners):
@@ -358,9 +383,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                 align_corners: bool | None = None) -> Tensor:
     """``input`` (N, C, H, W) read at the points of ``grid`` (N, H_out, W_out, 2), coordinates x, y in [-1, 1]
     (-1: the left or top edge): (N, C, H_out, W_out); likewise for a volume (N, C, D, H, W) and a grid
-    (N, D_out, H_out, W_out, 3). ``mode``: ``bilinear`` or ``nearest``; ``padding_mode``: what points outside read
-    (``zeros``, ``border``, ``reflection``); ``align_corners``: whether -1 and 1 are the centres of the corner pixels
-    (True) or their outer edges (False, the default)."""
+    (N, D_out, H_out, W_out, 3). ``mode``: ``bilinear``, ``nearest`` or ``bicubic`` (images only);
+    ``padding_mode``: what points outside read (``zeros``, ``border``, ``reflection``); ``align_corners``: whether -1
+    and 1 are the centres of the corner pixels (True) or their outer edges (False, the default)."""
     if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          f"got: '{mode}'")
@@ -368,13 +393,11 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=3)
+        warnings.warn(ALIGN_WARNING, UserWarning, stacklevel=3)
         align_corners = False
     _check_grid(input, grid)
-    if mode == "bicubic":
-        if input.ndim != 4:
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError("grid_sample: mode 'bicubic' is not implemented [autograd_lab] use 'bilinear'")
+    if mode == "bicubic" and input.ndim != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.is_floating_point():
         kernel = "grid_sampler_2d_cpu_kernel_impl" if input.ndim == 4 else "grid_sampler3d_cpu"  # (PyTorch's names)
         raise no_kernel(kernel, input.dtype, "sample a floating-point input (input.float())")
@@ -405,76 +428,3 @@ def _check_grid(input: Tensor, grid: Tensor) -> None:
         raise RuntimeError(f"grid_sampler(): expected {expected}D input and grid with same number of dimensions, but "
                            f"got {sizes} [autograd_lab] sample an image (N, C, H, W) with a grid (N, H_out, W_out, 2), "
                            "or a volume (N, C, D, H, W) with a grid (N, D_out, H_out, W_out, 3)")
-
-
-class AffineGridGeneratorBackward0(Op):
-    """out = a grid (N, *size[2:], D) of the points of ``size``'s spatial dims (in [-1, 1], x first) moved by each
-    affine matrix of ``theta`` (N, D, D + 1): out[n, p] = theta[n] @ (x_p, y_p, [z_p,] 1)."""
-    saves = ("align_corners", "size")
-
-    def forward(xp, theta, *, size, align_corners):
-        base = _base_grid(xp, size, align_corners, theta.dtype)  # (P, D + 1)
-        out = xp.matmul(base[None], xp.swapaxes(theta, 1, 2))  # (N, P, D)
-        return out.reshape((size[0],) + tuple(size[2:]) + (len(size) - 2,))
-
-    def d_theta(grad, size, align_corners):  # out is linear in theta: the gradient against the grid's points
-        data = formulas.array_of(grad)
-        base = _base_grid(backend.namespace_of(data), size, align_corners, data.dtype)
-        if isinstance(grad, Tensor):
-            base = Tensor._make(base)
-        flat = formulas.reshape(grad, (size[0], -1, len(size) - 2))
-        return formulas.matmul(formulas.transpose(flat, 1, 2), base)
-
-    jvp = LINEAR
-
-
-def _base_grid(xp, size, align_corners: bool, dtype):
-    """The points of the spatial dims of ``size``, x (the fastest dim) first, with a 1 appended: (P, D + 1)."""
-    axes = []
-    for steps in reversed(size[2:]):  # x, y[, z]
-        line = _linspace(steps, dtype)
-        axes.append(line if align_corners or steps <= 1 else line * (steps - 1) / steps)
-    mesh = np.meshgrid(*reversed(axes), indexing="ij")  # slowest dim first, as the output is laid out
-    columns = [m.reshape(-1) for m in reversed(mesh)] + [np.ones(mesh[0].size, dtype=dtype)]
-    return xp.asarray(np.stack(columns, axis=-1))
-
-
-def _linspace(steps: int, dtype):
-    """``steps`` points from -1 to 1 as PyTorch's linspace computes them: the first half counted up from -1, the
-    rest down from 1, each a fused multiply-add (one rounding, so in a wider type here) of the dtype's step."""
-    if steps <= 1:
-        return np.zeros(steps, dtype=dtype)
-    wide = np.float64 if dtype.itemsize < 8 else np.longdouble
-    step, i = wide(dtype.type(2) / dtype.type(steps - 1)), np.arange(steps)
-    return np.where(i < steps // 2, wide(-1) + step * i, wide(1) - step * (steps - 1 - i)).astype(dtype)
-
-
-@checked
-def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tensor:
-    """A sampling grid for ``grid_sample``: the points of an image of ``size`` (N, C, H, W), or of a volume
-    (N, C, D, H, W), moved by the affine matrices ``theta`` (N, 2, 3), or (N, 3, 4)."""
-    if not theta.is_floating_point():
-        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(int(s) for s in size)
-    if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=3)
-        align_corners = False
-    if len(size) not in (4, 5):
-        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-                                  f"respectively. Got size {size}.")
-    dims = len(size) - 2
-    if theta.ndim != 3 or tuple(theta.shape[1:]) != (dims, dims + 1):
-        raise ValueError(f"Expected a batch of {dims}D affine matrices of shape Nx{dims}x{dims + 1} for size {size}. "
-                         f"Got {theta.shape}.")
-    if align_corners and min(size[2:]) == 1:
-        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True."
-                      " This is not an intended use case of affine_grid. See the documentation of affine_grid for details.",
-                      UserWarning, stacklevel=3)
-    if min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    if theta.shape[0] != size[0]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {dims + 1}] but "
-                           f"got: [{theta.shape[0]}, {dims + 1}]. [autograd_lab] affine_grid: theta has one matrix per "
-                           f"image of size, {theta.shape[0]} for a batch of {size[0]}")
-    return AffineGridGeneratorBackward0.apply(theta, size=size, align_corners=bool(align_corners))
-

@@ -1,5 +1,6 @@
 """Resampling sequences, images and volumes: ``interpolate`` (modes ``nearest``, ``nearest-exact``, ``linear``,
-``bilinear``, ``trilinear``, ``area``).
+``bilinear``, ``trilinear``, ``area``; ``bicubic`` in :mod:`.upsample_cubic`, with taps of four; ``antialias``
+in :mod:`.upsample_antialias`).
 
 Each of these modes is linear in the input and acts on one spatial dim at a time: output position ``o`` of a
 dim reads a few input positions of that dim (its *taps*), with weights: one tap of weight 1 for ``nearest``,
@@ -24,6 +25,7 @@ import numpy as np
 from .. import backend
 from ..tensor import Tensor
 from . import formulas
+from ._errors import no_kernel
 from ._op import LINEAR, Op
 
 __all__ = ["interpolate"]
@@ -114,23 +116,27 @@ class UpsampleTrilinear3DBackward0(_Resample3D):
 
 
 def _resample(xp, x, taps):
-    """Each spatial dim in turn: output o = sum over its taps t of weight[o, t] * x[position[o, t]]."""
-    for axis, (positions, weights) in enumerate(taps, start=2):
+    """Each spatial dim in turn, the last (the fastest) first as PyTorch's kernels nest them: output o = sum over its
+    taps t of weight[o, t] * x[position[o, t]]."""
+    for axis, (positions, weights, *counts) in reversed(list(enumerate(taps, start=2))):
         x = xp.moveaxis(x, axis, -1)
         out = weights[:, 0] * x[..., positions[:, 0]]
         for t in range(1, positions.shape[1]):
-            out = out + weights[:, t] * x[..., positions[:, t]]
+            term = weights[:, t] * x[..., positions[:, t]]
+            out = out + (xp.where(counts[0] > t, term, 0) if counts else term)  # (antialias: only the taps counted)
         x = xp.moveaxis(out.astype(x.dtype, copy=False), -1, axis)
     return xp.ascontiguousarray(x)  # (row-major, as PyTorch's result: a later view() of it works in both)
 
 
 def _resample_adjoint(xp, grad, taps, sizes):
     """Each spatial dim in turn: input position p collects weight[o, t] * grad[o] from every tap (o, t) reading it."""
-    for axis, ((positions, weights), size) in enumerate(zip(taps, sizes), start=2):
+    for axis, ((positions, weights, *counts), size) in enumerate(zip(taps, sizes), start=2):
         grad = xp.moveaxis(grad, axis, -1)
         out = xp.zeros(grad.shape[:-1] + (size,), dtype=grad.dtype)
         for t in range(positions.shape[1]):
-            xp.add.at(out, (Ellipsis, positions[:, t]), (weights[:, t] * grad).astype(grad.dtype, copy=False))
+            term = weights[:, t] * grad
+            term = xp.where(counts[0] > t, term, 0) if counts else term
+            xp.add.at(out, (Ellipsis, positions[:, t]), term.astype(grad.dtype, copy=False))
         grad = xp.moveaxis(out, -1, axis)
     return xp.ascontiguousarray(grad)
 
@@ -189,7 +195,8 @@ def _linear_taps(size: int, out: int, scale_factor, align_corners: bool, precisi
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resize the spatial dims of an (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to ``size``, or by
-    ``scale_factor``, as ``F.interpolate`` does (its modes but ``bicubic``; ``area`` for images)."""
+    ``scale_factor``, as ``F.interpolate`` does (its modes; ``area`` and ``bicubic`` for images; ``antialias`` for
+    ``bilinear`` and ``bicubic``)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
@@ -198,28 +205,51 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         align_corners = False
     spatial = input.ndim - 2
     sizes, scales = _output_size(input, size, scale_factor, recompute_scale_factor, mode)
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented [autograd_lab] resample without "
-                                  "it, or smooth first (e.g. avg_pool2d) when shrinking")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
     if mode == "area" and spatial == 2:
         from .nn_pool import adaptive_avg_pool2d
         return adaptive_avg_pool2d(input, tuple(sizes))
-    op = _OPS.get((mode, spatial))
+    op = _op_for(mode, spatial, antialias)
     if op is None:
         raise _mode_error(input, mode, spatial)
+    if spatial == 2:
+        _check_image_sizes(input, sizes)
+        _check_cubic_and_antialias_dtype(input, mode, antialias)
     precision = np.float64 if input.dtype is backend.float64 else np.float32
     xp = backend.namespace_of(input._data)
     taps = []
     for i in range(spatial):
-        length = input.shape[2 + i]
-        if mode in _LINEAR:
-            positions, weights = _linear_taps(length, sizes[i], scales[i], align_corners, precision)
-        else:
-            positions, weights = _nearest_taps(length, sizes[i], scales[i], mode == "nearest-exact", precision)
-        taps.append((xp.asarray(positions), xp.asarray(weights.astype(input._data.dtype))))
-    settings = {"align_corners": align_corners} if mode in _LINEAR else {}
+        positions, weights, *counts = _dim_taps(mode, antialias, input.shape[2 + i], sizes[i], scales[i],
+                                                align_corners, precision)
+        taps.append((xp.asarray(positions), xp.asarray(weights.astype(input._data.dtype)), *map(xp.asarray, counts)))
+    settings = {"align_corners": align_corners} if mode in _LINEAR or mode == "bicubic" else {}
     names = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}[spatial]
     return op.apply(input, output_size=tuple(sizes), taps=tuple(taps), **dict(zip(names, scales)), **settings)
+
+
+def _op_for(mode: str, spatial: int, antialias: bool):
+    """The node class of a resampling; None for a mode and rank PyTorch has no kernel for."""
+    from . import upsample_antialias, upsample_cubic  # (they build on this module)
+    if antialias:
+        return {"bilinear": upsample_antialias.UpsampleBilinear2DAaBackward0,
+                "bicubic": upsample_antialias.UpsampleBicubic2DAaBackward0}[mode]
+    if (mode, spatial) == ("bicubic", 2):
+        return upsample_cubic.UpsampleBicubic2DBackward0
+    return _OPS.get((mode, spatial))
+
+
+def _dim_taps(mode: str, antialias: bool, size: int, out: int, scale_factor, align_corners, precision) -> tuple:
+    """The taps of one spatial dim: (positions, weights), and the counts of the taps in use with antialias."""
+    from . import upsample_antialias, upsample_cubic
+    if antialias:
+        return upsample_antialias.antialias_taps(size, out, scale_factor, align_corners, precision, mode == "bicubic")
+    if mode in _LINEAR:
+        return _linear_taps(size, out, scale_factor, align_corners, precision)
+    if mode == "bicubic":
+        return upsample_cubic.cubic_taps(size, out, scale_factor, align_corners, precision)
+    return _nearest_taps(size, out, scale_factor, mode == "nearest-exact", precision)
 
 
 def _output_size(input: Tensor, size, scale_factor, recompute_scale_factor, mode: str) -> tuple[list, list]:
@@ -253,11 +283,38 @@ def _output_size(input: Tensor, size, scale_factor, recompute_scale_factor, mode
     return sizes, [None] * spatial if recompute else [float(f) for f in factors]
 
 
+def _check_image_sizes(input: Tensor, sizes: list) -> None:
+    """PyTorch's checks of an image resampling's sizes: none empty, but the batch."""
+    if min(input.shape[2:]) <= 0 or min(sizes) <= 0:
+        (h, w), (out_h, out_w) = input.shape[2:], sizes
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {h}, W: {w}) output "
+                           f"(H: {out_h}, W: {out_w}) [autograd_lab] each output size is floor(size * scale_factor): "
+                           "give a larger scale_factor, or size=")
+    if input.shape[1] == 0:
+        raise RuntimeError(f"Non-empty 4D data tensor expected but got a tensor with sizes {list(input.shape)}")
+
+
+def _check_cubic_and_antialias_dtype(input: Tensor, mode: str, antialias: bool) -> None:
+    """PyTorch's errors for the dtypes bicubic and antialiased resampling have no kernel for; uint8 images, which
+    PyTorch resamples with integer arithmetic of its own, are not implemented here."""
+    if antialias:
+        kernel, supported = "compute_index_ranges_weights", input.dtype in (backend.float32, backend.float64)
+    elif mode == "bicubic":
+        kernel, supported = "compute_indices_weights_cubic", input.is_floating_point()
+    else:
+        return
+    if input.dtype is backend.uint8:
+        raise NotImplementedError(f"interpolate: {mode} resampling of uint8 images is not implemented [autograd_lab] "
+                                  "resample input.float() and round back (torchvision's Resize does so for tensors)")
+    if not supported:
+        raise no_kernel(kernel, input.dtype, "resample a floating-point image (input.float())")
+
+
 def _mode_error(input: Tensor, mode: str, spatial: int) -> Exception:
     needs = {"linear": 3, "bilinear": 4, "trilinear": 5}
     if mode in needs and input.ndim in (3, 4, 5):
         return NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {needs[mode]}D input")
-    if mode in ("bicubic", "lanczos") or (mode == "area" and input.ndim in (3, 5)):
+    if mode == "lanczos" or (mode == "area" and input.ndim in (3, 5)):
         return NotImplementedError(f"interpolate: mode '{mode}' for {input.ndim}D input is not implemented "
                                    "[autograd_lab] use 'bilinear' (or 'area' on images)")
     return NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got "

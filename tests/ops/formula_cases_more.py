@@ -44,12 +44,16 @@ CASES.update({  # scans, shifts and indexing
 for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest2D"), ("nearest", 3, "Nearest3D"),
                             ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
                             ("nearest-exact", 3, "NearestExact3D"), ("linear", 1, "Linear1D"),
-                            ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D")):
+                            ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D"), ("bicubic", 2, "Bicubic2D")):
     def _resampled(a, mode=_mode, dims=_dims):
         image = _picture(a).reshape({1: (2, 3, 42), 2: (2, 3, 7, 6), 3: (2, 3, 7, 3, 2)}[dims])
         return F.interpolate(image, scale_factor=1.6, mode=mode,
                              align_corners=None if mode.startswith("nearest") else dims == 2)
     CASES[f"Upsample{_name}Backward0"] = (UNARY, "any", [_resampled])
+for _mode in ("bilinear", "bicubic"):  # (antialiased: shrinking, where the kernel widens)
+    CASES[f"Upsample{_mode.capitalize()}2DAaBackward0"] = (UNARY, "any", [
+        lambda a, mode=_mode: F.interpolate(_picture(a), scale_factor=(0.5, 0.7), mode=mode, antialias=True),
+        lambda a, mode=_mode: F.interpolate(_picture(a), size=(3, 9), mode=mode, antialias=True, align_corners=True)])
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
         _shape = (1, 2) + (3,) * _dims
@@ -186,12 +190,13 @@ def _sample_gradients(a, sampled, image):
 
 _THETA = np.random.default_rng(8).standard_normal((2, 3, 4))
 
-CASES.update({  # sampling at points (ops/nn_grid_sample.py)
+CASES.update({  # sampling at points (ops/nn_grid_sample.py, nn_affine_grid.py)
     "GridSampler2DBackward0": (UNARY, "any", [
         lambda a: F.grid_sample(_picture(a), _grid(a), align_corners=False),
         lambda a: F.grid_sample(_picture(a), _grid(a), mode="nearest", padding_mode="border", align_corners=True),
         lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=False),
-        lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=True)]),
+        lambda a: F.grid_sample(_picture(a), _grid(a), padding_mode="reflection", align_corners=True),
+        lambda a: F.grid_sample(_picture(a), _grid(a), mode="bicubic", padding_mode="border", align_corners=False)]),
     "GridSampler3DBackward0": (UNARY, "any", [
         lambda a: F.grid_sample(_volume(a), _grid(a, 3), padding_mode="border", align_corners=False),
         lambda a: F.grid_sample(_volume(a), _grid(a, 3), mode="nearest", align_corners=False),
@@ -200,7 +205,8 @@ CASES.update({  # sampling at points (ops/nn_grid_sample.py)
         lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, align_corners=False), _picture),
         lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, padding_mode="reflection",
                                                                   align_corners=True), _picture),
-        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, mode="nearest", align_corners=True), _picture)]),
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, mode="nearest", align_corners=True), _picture),
+        lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, mode="bicubic", align_corners=True), _picture)]),
     "GridSampler3DBackwardBackward0": (UNARY, "any", [
         lambda a: _sample_gradients(a, lambda x, g: F.grid_sample(x, g, padding_mode="border", align_corners=False),
                                     _volume)]),
