@@ -189,3 +189,52 @@ def test_the_warning_points_at_the_users_line():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr == f"<string>:3: UserWarning: {MESSAGE}\n"
+
+
+# -- the library's own conversions: a warning only where PyTorch's code shows one ---------------------------------
+def _lbfgs(lib):
+    weight = lib.tensor([1.5, -0.5], requires_grad=True)
+    optimizer = lib.optim.LBFGS([weight], max_iter=4, line_search_fn="strong_wolfe")
+
+    def closure():
+        optimizer.zero_grad()
+        loss = ((weight - 1) ** 2).sum()
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    return weight.detach().tolist()
+
+
+def _plateau(lib):
+    weight = lib.tensor([1.5], requires_grad=True)
+    scheduler = lib.optim.lr_scheduler.ReduceLROnPlateau(lib.optim.SGD([weight], lr=0.1), patience=0)
+    for _ in range(3):
+        scheduler.step((weight ** 2).sum())  # (PyTorch's step calls float(metrics): it warns too)
+    return scheduler.get_last_lr()
+
+
+@pytest.mark.parametrize("case, count", [(_lbfgs, 0), (_plateau, 3)])
+def test_optimizers_warn_only_where_torch_does(warn_always, case, count):
+    ours, value = _conversion_warnings(case, al)
+    theirs, expected = _conversion_warnings(case, torch)
+    assert np.allclose(value, expected)
+    assert len(ours) == len(theirs) == count
+    assert [w[:2] for w in ours] == [w[:2] for w in theirs]
+
+
+def test_course_checkers_read_a_learners_loss_quietly(warn_always):
+    from autograd_lab.course import as_number, check
+
+    def penalty_times_six(critic, x):  # (a mistake whose hint compares the value with the expected one)
+        x = x.requires_grad_()
+        (g,) = al.autograd.grad(critic(x).sum(), x, create_graph=True)
+        return ((g.norm(dim=1) - 1) ** 2).mean() * 6
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        feedback = check.ex_09_3(penalty_times_six)
+        number = as_number(al.tensor([2.5], requires_grad=True) * 2)
+    assert not feedback and "6 times the mean" in str(feedback)
+    assert number == 5.0
+    assert [str(w.message) for w in caught if "to a scalar" in str(w.message)] == []
