@@ -15,10 +15,14 @@ is also how a test sees the warning whatever ran before it in the process::
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import warnings
 
-__all__ = ["set_warn_always", "is_warn_always_enabled", "OnceWarning", "SCALAR_CONVERSION"]
+__all__ = ["set_warn_always", "is_warn_always_enabled", "OnceWarning", "SCALAR_CONVERSION", "user_stacklevel"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 class _Always:
@@ -34,6 +38,15 @@ def set_warn_always(b: bool) -> None:
 def is_warn_always_enabled() -> bool:
     """What ``set_warn_always`` last set (``False`` by default)."""
     return _Always.enabled
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of a warning that points at the first caller outside autograd_lab (the user's
+    ``backward()``, module call or ``al.tensor([...])``, however deep the library's own frames are)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class OnceWarning:
@@ -58,7 +71,7 @@ class OnceWarning:
 SCALAR_CONVERSION = OnceWarning(
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
     "Consider using tensor.detach() first.")
-"""``float(t)`` (and so ``complex(t)``, ``math.exp(t)``, ``'%f' % t``) of a tensor that requires grad, in grad
-mode. The number is cut off from the graph: what is computed from it is a constant to ``backward``. ``t.item()``,
+"""``float(t)`` (and so ``complex(t)``, ``math.exp(t)``, ``'%f' % t``, ``al.tensor([t])``) of a tensor that requires
+grad, in grad mode. The number is cut off from the graph: what is computed from it is a constant to ``backward``. ``t.item()``,
 ``int(t)``, ``bool(t)``, ``t.tolist()`` and ``f'{t:.2f}'`` do not warn, as in PyTorch, nor does anything
 under ``no_grad``."""

@@ -100,6 +100,28 @@ def test_these_do_not_warn_as_in_torch(warn_always, name):
     assert ours == theirs == []
 
 
+# A tensor inside a list is read as a number, with float(), by tensor(), as_tensor(), new_tensor() and Tensor()
+FROM_LISTS = {
+    "tensor": lambda lib: lib.tensor([_leaf(lib), 2.0]).tolist(),
+    "nested": lambda lib: lib.tensor([[_leaf(lib)], [_leaf(lib) * 2]]).tolist(),
+    "float64": lambda lib: lib.tensor((_leaf(lib),), dtype=lib.float64).tolist(),
+    "as_tensor": lambda lib: lib.as_tensor([_leaf(lib)]).tolist(),
+    "new_tensor": lambda lib: lib.zeros(1).new_tensor([_leaf(lib)]).tolist(),
+    "Tensor": lambda lib: lib.Tensor([_leaf(lib)]).tolist(),
+    "under no_grad": lambda lib: _under(lib.no_grad(), lambda: lib.tensor([_leaf(lib)]).tolist()),
+    "detached": lambda lib: lib.tensor([_leaf(lib).detach()]).tolist(),
+}
+
+
+@pytest.mark.parametrize("name", FROM_LISTS)
+def test_tensors_in_a_list_warn_as_in_torch(warn_always, name):
+    ours, value = _conversion_warnings(FROM_LISTS[name], al)
+    theirs, expected = _conversion_warnings(FROM_LISTS[name], torch)
+    assert value == expected
+    assert ours == theirs  # one for each tensor that requires grad, at this file's line
+    assert len(ours) == {"tensor": 1, "nested": 2, "under no_grad": 0, "detached": 0}.get(name, 1)
+
+
 @pytest.mark.parametrize("convert", [float, int, complex])
 def test_more_than_one_element_is_a_value_error_after_the_warning(warn_always, convert):
     errors = []
