@@ -349,6 +349,7 @@ from .ops.views_more import (
 )
 from .ranges import logspace, vander
 from .tensor import Size, Tensor
+from .warn_once import is_warn_always_enabled, set_warn_always
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 
 save, load = serialization.save, serialization.load  # al.save / al.load, as torch.save / torch.load

@@ -13,9 +13,11 @@ import warnings
 import numpy as np
 
 from . import backend
+from .autograd import grad_mode as _gm
 from .ops._args import checked
 from .ops.out import factory_out
 from .tensor import Size, Tensor
+from .warn_once import SCALAR_CONVERSION, user_stacklevel
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
            "rand", "randn", "randint", "randperm", "normal", "zeros_like", "ones_like", "full_like", "empty_like",
@@ -68,6 +70,7 @@ def _infer_array(data, dtype=None):
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        _warn_for_grad_tensors(data, dtype)
         data = _unwrap(data)
     try:
         array = np.asarray(data)
@@ -89,6 +92,15 @@ def _infer_array(data, dtype=None):
     if python and dtype is not None:
         backend.check_data(array, dtype)
     return array
+
+
+def _warn_for_grad_tensors(data, dtype) -> None:
+    """PyTorch reads each tensor in a list (``al.tensor([loss1, loss2])``) as a number with ``float()``: it warns as
+    ``float(t)`` does for each that requires grad, in grad mode, when the new tensor is floating."""
+    if _gm._state.grad_enabled and (dtype is None or dtype.is_floating_point):
+        for item in _flat(data):
+            if isinstance(item, Tensor) and item.requires_grad:
+                SCALAR_CONVERSION.warn(stacklevel=user_stacklevel())
 
 
 def _ragged(data) -> str:

@@ -23,6 +23,7 @@ from .autograd import grad_mode as _gm
 from .autograd import saved as _saved
 from .autograd.graph import _add_hook
 from .autograd.saved import VersionCounter
+from .warn_once import SCALAR_CONVERSION
 
 __all__ = ["Tensor", "Size"]
 
@@ -438,10 +439,20 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
-        return float(self.item())
+        """``float(t)`` (also ``complex(t)``, ``math.exp(t)``): warns once per process, as PyTorch does, when ``t``
+        requires grad in grad mode, since the number leaves the graph; ``t.item()`` is the quiet way."""
+        if self.requires_grad and _gm._state.grad_enabled:
+            SCALAR_CONVERSION.warn(stacklevel=2)
+        return float(self._python_scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
+
+    def _python_scalar(self):
+        """The one element, for ``float()`` and ``int()`` (whose error is not ``item()``'s, as in PyTorch)."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

@@ -22,6 +22,7 @@ from . import check
 from ._feedback import (
     Feedback,
     as_array,
+    as_number,
     call_learner,
     compare_arrays,
     failed,
@@ -30,5 +31,5 @@ from ._feedback import (
     passed,
 )
 
-__all__ = ["check", "Feedback", "passed", "failed", "not_answered", "is_placeholder", "as_array", "compare_arrays",
-           "call_learner", "set_language", "get_language"]
+__all__ = ["check", "Feedback", "passed", "failed", "not_answered", "is_placeholder", "as_array", "as_number",
+           "compare_arrays", "call_learner", "set_language", "get_language"]

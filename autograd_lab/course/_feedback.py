@@ -14,8 +14,8 @@ import numpy as np
 
 from ..i18n import msg
 
-__all__ = ["Feedback", "passed", "failed", "not_answered", "is_placeholder", "as_array", "compare_arrays",
-           "call_learner", "MAX_LISTED"]
+__all__ = ["Feedback", "passed", "failed", "not_answered", "is_placeholder", "as_array", "as_number",
+           "compare_arrays", "call_learner", "MAX_LISTED"]
 
 MAX_LISTED = 6  # wrong elements listed before "... and N more"
 
@@ -64,6 +64,13 @@ def as_array(value: Any) -> np.ndarray:
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # autograd_lab or torch tensors
         value = value.detach().numpy()
     return np.asarray(value, dtype=np.float64)
+
+
+def as_number(value: Any) -> float:
+    """A learner's one-element value as a float. A tensor is detached first: a checker's ``float()`` of a loss
+    that requires grad would show the learner PyTorch's "Converting a tensor with requires_grad=True to a
+    scalar" warning about code they did not write. ``TypeError``/``ValueError`` for what is not a number."""
+    return float(value.detach() if hasattr(value, "detach") else value)
 
 
 def _fmt(x: float) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 import autograd_lab as al
 
 from ..i18n import msg
-from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
+from ._feedback import Feedback, as_number, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 POINTS = [-2.0, -1.0, -0.5, 0.0, 0.3, 1.0, 1.5, 2.0]
 
@@ -36,7 +36,7 @@ def ex_00_2(central_difference: Callable) -> Feedback:
     if error is not None:
         return error
     try:
-        coarse = float(got)
+        coarse = as_number(got)
     except (TypeError, ValueError):
         return failed(msg("ex00.not_a_number", type=type(got).__name__))
     slips = {3.31: "forward", 2.71: "backward", 6.02: "twice", 0.602: "undivided"}
@@ -47,7 +47,7 @@ def ex_00_2(central_difference: Callable) -> Feedback:
         return failed(msg("ex00.coarse_wrong", got=coarse))
     cases = [("sin", math.sin, math.cos, 0.7), ("exp", math.exp, math.exp, -0.4)]
     for name, f, df, x in cases:
-        value = float(central_difference(f, x, 1e-5))
+        value = as_number(central_difference(f, x, 1e-5))
         if not math.isclose(value, df(x), rel_tol=1e-6, abs_tol=1e-8):
             return failed(msg("ex00.fine_wrong", name=name, x=x, got=value, expected=df(x)))
     return passed(msg("ex00.central_passed"))

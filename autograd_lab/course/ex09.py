@@ -11,7 +11,7 @@ import autograd_lab as al
 from autograd_lab.autograd.functional import hvp, jacobian
 
 from ..i18n import msg
-from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
+from ._feedback import Feedback, as_number, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_09_1", "ex_09_2", "ex_09_3", "reference_penalty", "make_critic"]
 
@@ -102,7 +102,7 @@ def ex_09_3(gradient_penalty: Callable) -> Feedback:
     value = compare_arrays("gradient_penalty(critic, x)", got.reshape(()), expected.detach(), rtol=1e-4,
                            reference=msg("ex09.reference_penalty"))
     if not value:
-        if np.isclose(float(got), float(expected) * len(_points()), rtol=1e-4):
+        if np.isclose(as_number(got), as_number(expected) * len(_points()), rtol=1e-4):
             value.message += "\n" + msg("ex09.hint_mean", times=len(_points()))
         return value
     if not got.requires_grad:

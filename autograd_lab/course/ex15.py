@@ -10,7 +10,7 @@ import numpy as np
 import autograd_lab as al
 
 from ..i18n import msg
-from ._feedback import Feedback, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
+from ._feedback import Feedback, as_number, call_learner, compare_arrays, failed, is_placeholder, not_answered, passed
 
 __all__ = ["ex_15_1", "ex_15_2", "ex_15_3", "reference_clip"]
 
@@ -135,7 +135,7 @@ def ex_15_3(clip_grad_norm_: Callable) -> Feedback:  # noqa: N802 - PyTorch's na
         if problem is not None:
             return problem
         try:
-            got_total = float(got)
+            got_total = as_number(got)
         except (TypeError, ValueError):
             return failed(msg("ex15.not_a_norm", got=repr(got)))
         if params[2].grad is not None:

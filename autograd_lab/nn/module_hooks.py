@@ -23,8 +23,6 @@ it sees that one node's gradients, which are the module's only for a module that
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from collections.abc import Callable
 
@@ -32,6 +30,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import RemovableHandle, _add_hook
 from ..tensor import Tensor
+from ..warn_once import user_stacklevel as _user_stacklevel
 
 __all__ = ["ModuleHooks", "BackwardHook", "BackwardHookFunction"]
 
@@ -270,14 +269,3 @@ def _attach_non_full(module, args: tuple, output) -> None:
                   "in future versions. This hook will be missing some of the grad_output or grad_input. Please use "
                   "register_full_backward_hook to get the documented behavior.", FutureWarning, stacklevel=_user_stacklevel())
 
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` of a warning that points at the first caller outside autograd_lab (the user's
-    ``backward()`` or module call, however deep the engine's frames are)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level

@@ -69,10 +69,11 @@ class LBFGS(Optimizer):
             param._vc.bump("copy_")
 
     def _evaluate(self, closure):
-        """The loss (as a float) and the flat gradient at the parameters' current values."""
+        """The loss (as a float) and the flat gradient at the parameters' current values. The closure runs in grad
+        mode; its loss becomes a number under ``step``'s ``no_grad``, as in PyTorch, which does not warn then."""
         with enable_grad():
-            loss = float(closure())
-        return loss, self._flat_grad()
+            loss = closure()
+        return float(loss), self._flat_grad()
 
     # -- one step ---------------------------------------------------------------------------
     def step(self, closure):  # (required, as in PyTorch: every iteration re-evaluates the loss)
