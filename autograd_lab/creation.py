@@ -14,6 +14,7 @@ import numpy as np
 
 from . import backend
 from .autograd import grad_mode as _gm
+from .creation_nested import holds_arrays, read_nested
 from .ops._args import checked
 from .ops.out import factory_out
 from .tensor import Size, Tensor
@@ -69,14 +70,18 @@ def _infer_array(data, dtype=None):
     """
     if isinstance(data, Tensor):
         return data._data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+    if isinstance(data, (list, tuple)) and holds_arrays(data):  # (tensors or NumPy values among the items)
         _warn_for_grad_tensors(data, dtype)
-        data = _unwrap(data)
+        return read_nested(data, dtype)
     try:
         array = np.asarray(data)
-    except ValueError:
-        raise ValueError(_ragged(data) + " [autograd_lab] tensor(): nested sequences must be rectangular, every row "
-                         "the same length") from None
+    except ValueError:  # (not rectangular: PyTorch's reading names the first item that does not fit)
+        try:
+            read_nested(data)
+        except ValueError as exc:
+            raise ValueError(f"{exc} [autograd_lab] tensor(): nested sequences must be rectangular, every row the "
+                             "same length") from None
+        raise
     python = not isinstance(data, (np.ndarray, np.generic))
     if python and array.dtype.kind in "USO":
         _check_items(data)
@@ -101,19 +106,6 @@ def _warn_for_grad_tensors(data, dtype) -> None:
         for item in _flat(data):
             if isinstance(item, Tensor) and item.requires_grad:
                 SCALAR_CONVERSION.warn(stacklevel=user_stacklevel())
-
-
-def _ragged(data) -> str:
-    """PyTorch's words for nested lists that are not rectangular: the first row of another length."""
-    level, rows = 0, [data]
-    while rows:
-        lengths = [len(r) for r in rows if isinstance(r, (list, tuple))]
-        for r in rows:
-            if isinstance(r, (list, tuple)) and len(r) != lengths[0]:
-                return f"expected sequence of length {lengths[0]} at dim {level} (got {len(r)})"
-        rows = [item for r in rows if isinstance(r, (list, tuple)) for item in r]
-        level += 1
-    return "expected a rectangular nested sequence"
 
 
 def _check_items(data) -> None:
@@ -155,14 +147,6 @@ def _flat(data):
             stack.extend(item)
         else:
             yield item
-
-
-def _unwrap(data):
-    if isinstance(data, Tensor):
-        return data.detach()._data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap(x) for x in data]
-    return data
 
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
