@@ -116,6 +116,7 @@ def backward_steps(roots, grad_roots, *, retain_graph: bool = False, create_grap
                 task.leave()
                 yield step
                 task.enter()
+            step = grad = None  # (the pass keeps no gradient it has handed on: a leaf may keep one as its .grad)
     finally:
         task.leave()
     return task.captured

@@ -9,6 +9,7 @@ node, whose ``variable`` is the leaf itself. Nodes never point forward, so the g
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import weakref
 from typing import NamedTuple
@@ -311,19 +312,21 @@ class AccumulateGrad(Node):
         """``variable.grad += grad``, as PyTorch's AccumulateGrad does it; returns ``(grad before, grad after)``
         (``before`` only when ``trace``: the stepper shows it).
 
-        The first gradient is copied into a buffer laid out like the leaf: the tensor that arrives may be held
-        by someone else (the ``gradient`` passed to ``backward``, a hook that kept it, or another leaf: ``x + y``
+        The first gradient becomes ``.grad`` as it is when nobody else holds it (``_only_the_pass_holds``), as
+        PyTorch's does; otherwise it is copied into a buffer laid out like the leaf: the tensor that arrives may be
+        held by someone else (the ``gradient`` passed to ``backward``, a hook that kept it, or another leaf: ``x + y``
         hands one tensor to both), and an in-place change to ``.grad`` (``zero_``, ``clip_grad_norm_``) must not
-        reach it. (PyTorch keeps it without a copy only when its reference count shows no other holder.) Later
-        gradients are added in place, so that references to ``.grad`` see the sum; a buffer that may be shared
-        with someone else (one assigned to ``.grad``) is replaced by the sum instead of written into. Under
-        ``create_graph`` the copy and the sum are recorded (``.grad`` then has a history: ``CopyBackwards``,
-        then ``AddBackward0``).
+        reach it. Later gradients are added in place, so that references to ``.grad`` see the sum; a buffer that
+        may be shared with someone else (one assigned to ``.grad``) is replaced by the sum instead of written
+        into. Under ``create_graph`` the copy and the sum are recorded (``.grad`` then has a history:
+        ``CopyBackwards``, then ``AddBackward0``).
         """
         leaf = self.variable
         old = leaf._grad
         before = old.detach().clone() if trace and old is not None else None
-        if old is None:
+        if old is None and not create_graph and _only_the_pass_holds(grad, leaf._data):
+            leaf._grad, leaf._grad_owned = grad, True
+        elif old is None:
             buffer = backend.namespace_of(grad._data).empty_like(leaf._data, dtype=grad._data.dtype)
             if create_graph:
                 leaf._grad, leaf._grad_owned = _tensor(buffer).copy_(grad), False
@@ -341,6 +344,25 @@ class AccumulateGrad(Node):
                 leaf._grad_owned = True
             old._vc.bump("AccumulateGrad")
         return before, leaf._grad
+
+
+# References to a leaf's first gradient that the backward pass holds while ``accumulate`` runs: the node's tuple of
+# gradients (``engine.run_node``) and the arguments of ``engine._accumulate`` and of ``AccumulateGrad.accumulate``.
+_PASS_HOLDS = 3
+
+
+def _only_the_pass_holds(grad, leaf_array) -> bool:
+    """Whether a leaf's first gradient can be its ``.grad`` without a copy. PyTorch's AccumulateGrad keeps ("steals")
+    the tensor when its reference count shows that nobody else holds it, and it is laid out as the leaf is; so does
+    this, counting with ``sys.getrefcount``: beyond the pass, nobody holds the tensor, nobody but the tensor its
+    array, and nobody but the view, for a view, the array it views. Then no one but ``.grad`` can reach that memory.
+    (Each count below includes this function's own names and ``getrefcount``'s argument.)"""
+    array = grad._data
+    base = array.base
+    return (sys.getrefcount(grad) <= _PASS_HOLDS + 2 and sys.getrefcount(array) <= 3
+            and (base is None or base.__class__ is array.__class__ and sys.getrefcount(base) <= 3)
+            and grad._base is None and grad._fw_grad is None and array.strides == leaf_array.strides
+            and getattr(array.flags, "writeable", True) and not is_expanded(array))
 
 
 def is_expanded(array) -> bool:

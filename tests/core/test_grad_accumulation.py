@@ -5,6 +5,7 @@ tensor reached both, as ``x + y`` does). Before, it did, and an in-place change 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import autograd_lab as al
@@ -93,3 +94,75 @@ def test_copy_backwards_prints_as_torchs_node():
         nodes.append(m.zeros(2).copy_(x * 2).grad_fn)
     assert nodes[0].name() == nodes[1].name() == "torch::autograd::CopyBackwards"
     assert repr(nodes[0]).split(" at ")[0] == repr(nodes[1]).split(" at ")[0] == "<CopyBackwards object"
+
+
+# -- when nobody else holds the first gradient, it becomes .grad without a copy (PyTorch "steals" it) -----------
+def _address(m, t):
+    return t.data_ptr() if m is torch else t._data.__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("m", [al, torch])
+def test_a_gradient_nobody_else_holds_becomes_the_grad_without_a_copy(m):
+    made = {}
+
+    class Twice(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            out = g * 2
+            made["address"] = _address(m, out)
+            return out
+
+    x = m.ones(3, requires_grad=True)
+    Twice.apply(x).sum().backward()
+    assert _address(m, x.grad) == made["address"]
+
+
+def _shares(a, b) -> bool:
+    return np.shares_memory(a._data, b._data)
+
+
+def test_a_gradient_a_hook_kept_is_copied_when_two_paths_summed_it():
+    x = al.ones(3, requires_grad=True)
+    kept = []
+    x.register_hook(kept.append)
+    (x * 3 + x * 2).sum().backward()  # (the hook gets the sum the engine made: held by the hook's list too)
+    assert not _shares(x.grad, kept[0])
+
+
+@pytest.mark.parametrize("join", ["cat", "stack"])
+def test_leaves_whose_gradients_are_parts_of_one_array_get_separate_memory(join):
+    a, b = al.ones(2, requires_grad=True), al.ones(2, requires_grad=True)
+    weights = al.tensor([1.0, 2.0, 3.0, 4.0]) if join == "cat" else al.tensor([[1.0, 2.0], [3.0, 4.0]])
+    (getattr(al, join)([a, b]) * weights).sum().backward()  # (a's and b's gradients: two halves of one array)
+    assert not _shares(a.grad, b.grad)
+    a.grad.zero_()
+    assert b.grad.tolist() == [3.0, 4.0]
+
+
+def test_a_retained_gradient_and_a_leaf_gradient_are_separate():
+    x = al.ones(3, requires_grad=True)
+    y = x + 0  # (its gradient passes to x unchanged)
+    y.retain_grad()
+    (y * 2).sum().backward()
+    assert not _shares(x.grad, y.grad)
+
+
+def test_gradients_shown_by_the_stepper_are_not_the_grad():
+    from autograd_lab.autograd.engine import backward_steps
+    x = al.ones(3, requires_grad=True)
+    steps = list(backward_steps([(x * 3).sum()], [al.ones(())]))
+    x.grad.zero_()
+    shown = [g for step in steps for g in step.grad_outputs + step.grad_inputs if g is not None]
+    assert all(not _shares(x.grad, g) for g in shown) and steps[-1].grad_outputs[0].tolist() == [3.0] * 3
+
+
+def test_backward_with_inputs_keeps_the_captured_gradient_apart():
+    x = al.ones(3, requires_grad=True)
+    (x * 3).sum().backward(inputs=[x])
+    x.grad.zero_()
+    (x * 3).sum().backward(inputs=[x])
+    assert x.grad.tolist() == [3.0] * 3
