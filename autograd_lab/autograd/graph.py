@@ -15,6 +15,7 @@ import weakref
 from typing import NamedTuple
 
 from .. import backend
+from ..layout import is_expanded
 from . import anomaly as _anomaly
 from .saved import SavedTensor
 
@@ -346,53 +347,21 @@ class AccumulateGrad(Node):
         return before, leaf._grad
 
 
-# References to a leaf's first gradient that the backward pass holds while ``accumulate`` runs: the node's tuple of
-# gradients (``engine.run_node``) and the arguments of ``engine._accumulate`` and of ``AccumulateGrad.accumulate``.
-_PASS_HOLDS = 3
+_PASS_HOLDS = 3  # references to a leaf's first gradient held by the pass in ``accumulate``: run_node's tuple of them,
+# and the arguments of ``engine._accumulate`` and of ``accumulate``
 
 
 def _only_the_pass_holds(grad, leaf_array) -> bool:
     """Whether a leaf's first gradient can be its ``.grad`` without a copy. PyTorch's AccumulateGrad keeps ("steals")
-    the tensor when its reference count shows that nobody else holds it, and it is laid out as the leaf is; so does
-    this, counting with ``sys.getrefcount``: beyond the pass, nobody holds the tensor, nobody but the tensor its
-    array, and nobody but the view, for a view, the array it views. Then no one but ``.grad`` can reach that memory.
-    (Each count below includes this function's own names and ``getrefcount``'s argument.)"""
+    the tensor when its reference count shows nobody else holds it, and it is laid out as the leaf is; so does this,
+    with ``sys.getrefcount`` (each count includes this function's names and getrefcount's argument): beyond the pass
+    nobody holds the tensor, nobody but the tensor its array, nobody but the view the array a view views."""
     array = grad._data
     base = array.base
     return (sys.getrefcount(grad) <= _PASS_HOLDS + 2 and sys.getrefcount(array) <= 3
             and (base is None or base.__class__ is array.__class__ and sys.getrefcount(base) <= 3)
             and grad._base is None and grad._fw_grad is None and array.strides == leaf_array.strides
             and getattr(array.flags, "writeable", True) and not is_expanded(array))
-
-
-def is_expanded(array) -> bool:
-    """Whether several elements of ``array`` share memory (a broadcast: a zero stride over a dim longer than 1).
-    An empty array has no elements to share anything (NumPy gives some of them zero strides)."""
-    return array.size > 0 and any(st == 0 and n > 1 for st, n in zip(array.strides, array.shape))
-
-
-def overlaps_itself(array) -> bool:
-    """Whether several elements of ``array`` share memory: a broadcast (``is_expanded``), or windows that overlap
-    (``unfold`` with a step smaller than its size, ``as_strided``). Read from the shape and strides alone: when the
-    dims, taken from the smallest stride up, each step past all the memory the smaller ones span, no two elements
-    meet; otherwise every element's offset is counted."""
-    if array.size <= 1:
-        return False
-    if is_expanded(array):
-        return True
-    dims = sorted((abs(stride), n) for stride, n in zip(array.strides, array.shape) if n > 1)
-    reach = 0  # the bytes spanned by the dims with smaller strides
-    for stride, n in dims:
-        if stride <= reach:
-            break
-        reach += stride * (n - 1)
-    else:
-        return False
-    np = backend.np
-    offsets = np.zeros((), dtype=np.int64)
-    for stride, n in dims:
-        offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * stride)
-    return np.unique(offsets).size < offsets.size
 
 
 def _tensor(array):

@@ -27,9 +27,9 @@ import re
 
 from .. import backend
 from ..autograd import grad_mode as _gm
-from ..autograd.graph import is_expanded, overlaps_itself
 from ..autograd.saved import SavedTensor
 from ..autograd.saved import _hooks as _saved_hooks
+from ..layout import is_expanded, overlaps_itself
 from ..tensor import Tensor
 from ..tensor import _wrap_dim as _wrap
 from . import _op_forward, arithmetic, clamp_bounds, fill, pointwise, shape

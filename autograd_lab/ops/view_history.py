@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from .. import backend
 from ..autograd.engine import _checked
-from ..autograd.graph import Node, gradient_edge, overlaps_itself
+from ..autograd.graph import Node, gradient_edge
 from ..autograd.saved import FREED_MESSAGE, SavedTensor
+from ..layout import overlaps_itself
 from ..tensor import Tensor
 
 __all__ = ["rebase_history", "refresh_view", "replay_view", "CopySlices", "AsStridedBackward0"]

@@ -1,4 +1,4 @@
-"""Which arrays have elements that share memory (``autograd.graph.overlaps_itself``): in-place writes into them
+"""Which arrays have elements that share memory (``layout.overlaps_itself``): in-place writes into them
 are refused, since ours compute out of place and copy back. Checked against counting every element's offset."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograd_lab.autograd.graph import overlaps_itself
+from autograd_lab.layout import overlaps_itself
 
 _BASE = np.zeros(64)
 
