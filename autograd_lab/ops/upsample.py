@@ -9,6 +9,11 @@ two taps whose weights sum to 1 for the linear modes. Resampling applies each di
 only the outputs that read it). The gradient is the adjoint: every input position collects the gradients of
 the outputs that read it, weighted as they read it.
 
+Each mode and rank is a pair of ops named as PyTorch names them: the resampling (``UpsampleBilinear2DBackward0``)
+and its gradient (``UpsampleBilinear2DBackwardBackward0``, recorded under ``create_graph``). The two show the same
+settings (``output_size``, the scales, ``align_corners`` for the interpolating modes) and share, out of sight, a
+``Resampling``: the pair and the taps. Each is the other's derivative, so the nodes alternate at every order.
+
 The source positions and weights are computed as PyTorch's kernels compute them, in the same precision
 (single precision for float32 inputs), so the outputs agree with PyTorch's: ``nearest`` reads
 ``floor(o * scale)``, ``nearest-exact`` ``floor((o + 0.5) * scale)``, and the linear modes interpolate at
@@ -19,6 +24,7 @@ The source positions and weights are computed as PyTorch's kernels compute them,
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,55 +37,96 @@ from ._op import LINEAR, Op
 __all__ = ["interpolate"]
 
 
-class _Resample(Op):
-    """out = the input with each spatial dim (2, 3, ...) resampled by its taps (the module docstring); the node keeps
-    PyTorch's sizes and scales (one per spatial dim: ``scales``, or ``scales_h``/``scales_w``...), and the taps"""
-    hidden_saves = ("taps",)  # (PyTorch's node recomputes them from the sizes and scales)
+class Resampling(NamedTuple):
+    """What the two nodes of a resampling share, out of sight (PyTorch's nodes recompute the taps from their sizes and
+    scales): the pair of ops, the settings both nodes show, and the taps."""
+    ops: tuple  # (forward, gradient): UpsampleBilinear2DBackward0 and UpsampleBilinear2DBackwardBackward0, say
+    settings: dict  # output_size, the scales (scales; scales_h, scales_w...) and, interpolating, align_corners
+    taps: tuple  # per spatial dim: (positions, weights), and the counts of the taps in use with antialias
 
-    def d_self(grad, self_sym_sizes, taps):
-        return formulas.call(UpsampleBackwardBackward0, grad, taps=taps, sizes=tuple(self_sym_sizes[2:]))
+
+def _resampled(x, resampling: Resampling):
+    """``x`` resampled: the pair's forward op (recorded when ``x`` is a tensor that requires grad)."""
+    return formulas.call(resampling.ops[0], x, **resampling.settings, resampling=resampling)
+
+
+def _adjoint(grad, resampling: Resampling, input_size: tuple):
+    """The gradient of a resampling of an input of ``input_size``: the pair's gradient op."""
+    return formulas.call(resampling.ops[1], grad, **resampling.settings, input_size=input_size, resampling=resampling)
+
+
+class _Resample(Op):
+    """out = the input with each spatial dim (2, 3, ...) resampled by its taps (the module docstring); the node shows
+    PyTorch's settings and the input's sizes. Its derivative is its partner, the gradient op."""
+    hidden_saves = ("resampling",)
+
+    def d_self(grad, self_sym_sizes, resampling):
+        return _adjoint(grad, resampling, tuple(self_sym_sizes))
 
     jvp = LINEAR  # (a fixed linear map of the input: its tangent is resampled the same way)
 
 
-class _Resample1D(_Resample):
-    saves = ("output_size", "scales", "self_sym_sizes", "taps")
+class _ResampleGradient(Op):
+    """out = the gradient of a resampling: each input position collects, weighted, the gradients of the outputs that
+    read it (the adjoint of the taps); the node shows the same settings as its partner. Its derivative is the
+    resampling again, recorded as its partner (``UpsampleBilinear2DBackward0`` under
+    ``UpsampleBilinear2DBackwardBackward0``), as PyTorch records it."""
+    hidden_saves = ("resampling",)
 
-    def forward(xp, self, *, output_size, scales, taps, align_corners=None):
-        return _resample(xp, self, taps)
-
-
-class _Resample2D(_Resample):
-    saves = ("output_size", "scales_h", "scales_w", "self_sym_sizes", "taps")
-
-    def forward(xp, self, *, output_size, scales_h, scales_w, taps, align_corners=None):
-        return _resample(xp, self, taps)
-
-
-class _Resample3D(_Resample):
-    saves = ("output_size", "scales_d", "scales_h", "scales_w", "self_sym_sizes", "taps")
-
-    def forward(xp, self, *, output_size, scales_d, scales_h, scales_w, taps, align_corners=None):
-        return _resample(xp, self, taps)
-
-
-class UpsampleBackwardBackward0(Op):
-    """out = the gradient of a resampling: each input position collects, weighted, the gradients of the outputs
-    that read it (the adjoint of the taps); ``forward=True`` resamples forward again (its own derivative)"""
-    saves = ("taps", "sizes", "forward")
-    hidden_saves = ("taps", "sizes", "forward")
-
-    def forward(xp, grad, *, taps, sizes, forward=False):
-        return _resample(xp, grad, taps) if forward else _resample_adjoint(xp, grad, taps, sizes)
-
-    def d_grad(grad, taps, sizes, forward):
-        back = tuple(int(n) for n in formulas.array_of(grad).shape[2:])  # (the sizes this op's input had)
-        return formulas.call(UpsampleBackwardBackward0, grad, taps=taps, sizes=back, forward=not forward)
+    def d_grad(grad, resampling):
+        return _resampled(grad, resampling)
 
     jvp = LINEAR
 
 
+class _Resample1D(_Resample):
+    saves = ("output_size", "scales", "self_sym_sizes", "resampling")
+
+    def forward(xp, self, *, output_size, scales, resampling, align_corners=None):
+        return _resample(xp, self, resampling.taps)
+
+
+class _Resample1DGradient(_ResampleGradient):
+    saves = ("output_size", "scales", "resampling")
+
+    def forward(xp, grad, *, output_size, scales, input_size, resampling, align_corners=None):
+        return _resample_adjoint(xp, grad, resampling.taps, input_size[2:])
+
+
+class _Resample2D(_Resample):
+    saves = ("output_size", "scales_h", "scales_w", "self_sym_sizes", "resampling")
+
+    def forward(xp, self, *, output_size, scales_h, scales_w, resampling, align_corners=None):
+        return _resample(xp, self, resampling.taps)
+
+
+class _Resample2DGradient(_ResampleGradient):
+    saves = ("output_size", "scales_h", "scales_w", "resampling")
+
+    def forward(xp, grad, *, output_size, scales_h, scales_w, input_size, resampling, align_corners=None):
+        return _resample_adjoint(xp, grad, resampling.taps, input_size[2:])
+
+
+class _Resample3D(_Resample):
+    saves = ("output_size", "scales_d", "scales_h", "scales_w", "self_sym_sizes", "resampling")
+
+    def forward(xp, self, *, output_size, scales_d, scales_h, scales_w, resampling, align_corners=None):
+        return _resample(xp, self, resampling.taps)
+
+
+class _Resample3DGradient(_ResampleGradient):
+    saves = ("output_size", "scales_d", "scales_h", "scales_w", "resampling")
+
+    def forward(xp, grad, *, output_size, scales_d, scales_h, scales_w, input_size, resampling, align_corners=None):
+        return _resample_adjoint(xp, grad, resampling.taps, input_size[2:])
+
+
+# -- the pairs, forward and gradient, of each mode and rank ---------------------------------------------------------
 class UpsampleNearest1DBackward0(_Resample1D):
+    pass
+
+
+class UpsampleNearest1DBackwardBackward0(_Resample1DGradient):
     pass
 
 
@@ -87,7 +134,15 @@ class UpsampleNearest2DBackward0(_Resample2D):
     pass
 
 
+class UpsampleNearest2DBackwardBackward0(_Resample2DGradient):
+    pass
+
+
 class UpsampleNearest3DBackward0(_Resample3D):
+    pass
+
+
+class UpsampleNearest3DBackwardBackward0(_Resample3DGradient):
     pass
 
 
@@ -95,7 +150,15 @@ class UpsampleNearestExact1DBackward0(_Resample1D):
     pass
 
 
+class UpsampleNearestExact1DBackwardBackward0(_Resample1DGradient):
+    pass
+
+
 class UpsampleNearestExact2DBackward0(_Resample2D):
+    pass
+
+
+class UpsampleNearestExact2DBackwardBackward0(_Resample2DGradient):
     pass
 
 
@@ -103,16 +166,32 @@ class UpsampleNearestExact3DBackward0(_Resample3D):
     pass
 
 
+class UpsampleNearestExact3DBackwardBackward0(_Resample3DGradient):
+    pass
+
+
 class UpsampleLinear1DBackward0(_Resample1D):
     saves = ("align_corners",) + _Resample1D.saves
+
+
+class UpsampleLinear1DBackwardBackward0(_Resample1DGradient):
+    saves = ("align_corners",) + _Resample1DGradient.saves
 
 
 class UpsampleBilinear2DBackward0(_Resample2D):
     saves = ("align_corners",) + _Resample2D.saves
 
 
+class UpsampleBilinear2DBackwardBackward0(_Resample2DGradient):
+    saves = ("align_corners",) + _Resample2DGradient.saves
+
+
 class UpsampleTrilinear3DBackward0(_Resample3D):
     saves = ("align_corners",) + _Resample3D.saves
+
+
+class UpsampleTrilinear3DBackwardBackward0(_Resample3DGradient):
+    saves = ("align_corners",) + _Resample3DGradient.saves
 
 
 def _resample(xp, x, taps):
@@ -141,11 +220,15 @@ def _resample_adjoint(xp, grad, taps, sizes):
     return xp.ascontiguousarray(grad)
 
 
-_OPS = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
-        ("nearest", 3): UpsampleNearest3DBackward0, ("nearest-exact", 1): UpsampleNearestExact1DBackward0,
-        ("nearest-exact", 2): UpsampleNearestExact2DBackward0, ("nearest-exact", 3): UpsampleNearestExact3DBackward0,
-        ("linear", 1): UpsampleLinear1DBackward0, ("bilinear", 2): UpsampleBilinear2DBackward0,
-        ("trilinear", 3): UpsampleTrilinear3DBackward0}
+_OPS = {("nearest", 1): (UpsampleNearest1DBackward0, UpsampleNearest1DBackwardBackward0),
+        ("nearest", 2): (UpsampleNearest2DBackward0, UpsampleNearest2DBackwardBackward0),
+        ("nearest", 3): (UpsampleNearest3DBackward0, UpsampleNearest3DBackwardBackward0),
+        ("nearest-exact", 1): (UpsampleNearestExact1DBackward0, UpsampleNearestExact1DBackwardBackward0),
+        ("nearest-exact", 2): (UpsampleNearestExact2DBackward0, UpsampleNearestExact2DBackwardBackward0),
+        ("nearest-exact", 3): (UpsampleNearestExact3DBackward0, UpsampleNearestExact3DBackwardBackward0),
+        ("linear", 1): (UpsampleLinear1DBackward0, UpsampleLinear1DBackwardBackward0),
+        ("bilinear", 2): (UpsampleBilinear2DBackward0, UpsampleBilinear2DBackwardBackward0),
+        ("trilinear", 3): (UpsampleTrilinear3DBackward0, UpsampleTrilinear3DBackwardBackward0)}
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
@@ -211,8 +294,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode == "area" and spatial == 2:
         from .nn_pool import adaptive_avg_pool2d
         return adaptive_avg_pool2d(input, tuple(sizes))
-    op = _op_for(mode, spatial, antialias)
-    if op is None:
+    ops = _ops_for(mode, spatial, antialias)
+    if ops is None:
         raise _mode_error(input, mode, spatial)
     if spatial == 2:
         _check_image_sizes(input, sizes)
@@ -226,17 +309,18 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         taps.append((xp.asarray(positions), xp.asarray(weights.astype(input._data.dtype)), *map(xp.asarray, counts)))
     settings = {"align_corners": align_corners} if mode in _LINEAR or mode == "bicubic" else {}
     names = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}[spatial]
-    return op.apply(input, output_size=tuple(sizes), taps=tuple(taps), **dict(zip(names, scales)), **settings)
+    settings.update(output_size=tuple(sizes), **dict(zip(names, scales)))
+    return _resampled(input, Resampling(ops, settings, tuple(taps)))
 
 
-def _op_for(mode: str, spatial: int, antialias: bool):
-    """The node class of a resampling; None for a mode and rank PyTorch has no kernel for."""
+def _ops_for(mode: str, spatial: int, antialias: bool):
+    """The pair of node classes of a resampling, (forward, gradient); None for a mode and rank PyTorch has no kernel
+    for."""
     from . import upsample_antialias, upsample_cubic  # (they build on this module)
     if antialias:
-        return {"bilinear": upsample_antialias.UpsampleBilinear2DAaBackward0,
-                "bicubic": upsample_antialias.UpsampleBicubic2DAaBackward0}[mode]
+        return upsample_antialias.OPS[mode]
     if (mode, spatial) == ("bicubic", 2):
-        return upsample_cubic.UpsampleBicubic2DBackward0
+        return upsample_cubic.OPS
     return _OPS.get((mode, spatial))
 
 

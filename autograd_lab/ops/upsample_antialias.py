@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import formulas
-from .upsample import UpsampleBackwardBackward0, _Resample2D, _scale
+from .upsample import _Resample2D, _Resample2DGradient, _scale
 from .upsample_cubic import _far, _near
 
 __all__ = ["UpsampleBilinear2DAaBackward0", "UpsampleBilinear2DAaBackwardBackward0", "UpsampleBicubic2DAaBackward0",
@@ -27,24 +26,24 @@ class UpsampleBilinear2DAaBackward0(_Resample2D):
     """out = the (N, C, H, W) input resampled with the antialiasing triangle kernel."""
     saves = ("align_corners",) + _Resample2D.saves
 
-    def d_self(grad, self_sym_sizes, taps):
-        return formulas.call(UpsampleBilinear2DAaBackwardBackward0, grad, taps=taps, sizes=tuple(self_sym_sizes[2:]))
+
+class UpsampleBilinear2DAaBackwardBackward0(_Resample2DGradient):
+    """the gradient of an antialiased bilinear resampling, under PyTorch's name for it under create_graph"""
+    saves = ("align_corners",) + _Resample2DGradient.saves
 
 
 class UpsampleBicubic2DAaBackward0(_Resample2D):
     """out = the (N, C, H, W) input resampled with the antialiasing cubic kernel."""
     saves = ("align_corners",) + _Resample2D.saves
 
-    def d_self(grad, self_sym_sizes, taps):
-        return formulas.call(UpsampleBicubic2DAaBackwardBackward0, grad, taps=taps, sizes=tuple(self_sym_sizes[2:]))
 
-
-class UpsampleBilinear2DAaBackwardBackward0(UpsampleBackwardBackward0):
-    """the gradient of an antialiased bilinear resampling, under PyTorch's name for it under create_graph"""
-
-
-class UpsampleBicubic2DAaBackwardBackward0(UpsampleBackwardBackward0):
+class UpsampleBicubic2DAaBackwardBackward0(_Resample2DGradient):
     """the gradient of an antialiased bicubic resampling, under PyTorch's name for it under create_graph"""
+    saves = ("align_corners",) + _Resample2DGradient.saves
+
+
+OPS = {"bilinear": (UpsampleBilinear2DAaBackward0, UpsampleBilinear2DAaBackwardBackward0),  # (forward, gradient)
+       "bicubic": (UpsampleBicubic2DAaBackward0, UpsampleBicubic2DAaBackwardBackward0)}
 
 
 def _kernel(x, bicubic: bool, precision):

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import formulas
-from .upsample import UpsampleBackwardBackward0, _Resample2D, _scale
+from .upsample import _Resample2D, _Resample2DGradient, _scale
 
 __all__ = ["UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackwardBackward0", "cubic_taps", "cubic_factor"]
 
@@ -29,13 +28,14 @@ class UpsampleBicubic2DBackward0(_Resample2D):
     """out = the (N, C, H, W) input resampled bicubically: four taps per output along each spatial dim."""
     saves = ("align_corners",) + _Resample2D.saves
 
-    def d_self(grad, self_sym_sizes, taps):
-        return formulas.call(UpsampleBicubic2DBackwardBackward0, grad, taps=taps, sizes=tuple(self_sym_sizes[2:]))
 
-
-class UpsampleBicubic2DBackwardBackward0(UpsampleBackwardBackward0):
+class UpsampleBicubic2DBackwardBackward0(_Resample2DGradient):
     """the gradient of a bicubic resampling (each input pixel collects the weighted gradients of the outputs that
     read it), under PyTorch's name for it when recorded under create_graph"""
+    saves = ("align_corners",) + _Resample2DGradient.saves
+
+
+OPS = (UpsampleBicubic2DBackward0, UpsampleBicubic2DBackwardBackward0)  # (forward, gradient), as upsample._OPS
 
 
 def _fused(a, b, c, precision):

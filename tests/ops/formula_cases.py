@@ -239,15 +239,6 @@ CASES = {
     "ThresholdBackward0": (UNARY, "any", [lambda a: F.threshold(a, 0.3, -2.0)]),
     "ThresholdBackward1": (UNARY, "any", [lambda a: F.threshold(a * 1.0, 0.3, 5.0, inplace=True)]),
     "NativeLayerNormBackward0": (SHAPED, "any", [_layer_norm, lambda a: F.layer_norm(_doubled(a), _doubled(a).shape)]),
-    # resampling
-    "UpsampleBackwardBackward0": (UNARY, "any", [lambda a: _second(
-        lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear"), _leaf_picture(a))]),
-    "UpsampleBicubic2DBackwardBackward0": (UNARY, "any", [lambda a: _second(
-        lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"), _leaf_picture(a))]),
-    "UpsampleBilinear2DAaBackwardBackward0": (UNARY, "any", [lambda a: _second(
-        lambda x: F.interpolate(x, scale_factor=0.6, mode="bilinear", antialias=True), _leaf_picture(a))]),
-    "UpsampleBicubic2DAaBackwardBackward0": (UNARY, "any", [lambda a: _second(
-        lambda x: F.interpolate(x, scale_factor=0.6, mode="bicubic", antialias=True), _leaf_picture(a))]),
     # convolution and pooling
     "ConvolutionBackward0": (UNARY, "any", [lambda a: F.conv2d(_picture(a), _picture(a)[:2, :, :3, :2] * 0.1, padding=1,
                                                                 bias=a.sum().reshape(1).expand(2) * 1.0),

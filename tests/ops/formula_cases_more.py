@@ -45,15 +45,21 @@ for _mode, _dims, _name in (("nearest", 1, "Nearest1D"), ("nearest", 2, "Nearest
                             ("nearest-exact", 1, "NearestExact1D"), ("nearest-exact", 2, "NearestExact2D"),
                             ("nearest-exact", 3, "NearestExact3D"), ("linear", 1, "Linear1D"),
                             ("bilinear", 2, "Bilinear2D"), ("trilinear", 3, "Trilinear3D"), ("bicubic", 2, "Bicubic2D")):
-    def _resampled(a, mode=_mode, dims=_dims):
-        image = _picture(a).reshape({1: (2, 3, 42), 2: (2, 3, 7, 6), 3: (2, 3, 7, 3, 2)}[dims])
+    def _image(a, dims=_dims):
+        return _picture(a).reshape({1: (2, 3, 42), 2: (2, 3, 7, 6), 3: (2, 3, 7, 3, 2)}[dims])
+
+    def _resampled(image, mode=_mode, dims=_dims):
         return F.interpolate(image, scale_factor=1.6, mode=mode,
                              align_corners=None if mode.startswith("nearest") else dims == 2)
-    CASES[f"Upsample{_name}Backward0"] = (UNARY, "any", [_resampled])
+    CASES[f"Upsample{_name}Backward0"] = (UNARY, "any", [lambda a, resample=_resampled, image=_image: resample(image(a))])
+    CASES[f"Upsample{_name}BackwardBackward0"] = (UNARY, "any", [  # (its gradient: the resampling's adjoint)
+        lambda a, resample=_resampled, image=_image: _second(resample, image(a).detach().requires_grad_())])
 for _mode in ("bilinear", "bicubic"):  # (antialiased: shrinking, where the kernel widens)
     CASES[f"Upsample{_mode.capitalize()}2DAaBackward0"] = (UNARY, "any", [
         lambda a, mode=_mode: F.interpolate(_picture(a), scale_factor=(0.5, 0.7), mode=mode, antialias=True),
         lambda a, mode=_mode: F.interpolate(_picture(a), size=(3, 9), mode=mode, antialias=True, align_corners=True)])
+    CASES[f"Upsample{_mode.capitalize()}2DAaBackwardBackward0"] = (UNARY, "any", [lambda a, mode=_mode: _second(
+        lambda x: F.interpolate(x, scale_factor=0.6, mode=mode, antialias=True), _picture(a).detach().requires_grad_())])
 for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad")):
     for _dims in (1, 2, 3):
         _shape = (1, 2) + (3,) * _dims

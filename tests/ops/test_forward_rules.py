@@ -90,15 +90,6 @@ SECOND_ORDER = {
                                            lambda rng: [_leaf(rng, (1, 2, 3, 5, 4))]),
     "AdaptiveMaxPool3DBackwardBackward0": (lambda x: F.adaptive_max_pool3d(x, (2, 3, 2)),
                                            lambda rng: [_distinct(rng, (1, 2, 3, 5, 4))]),
-    "UpsampleBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
-                                  lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
-    "UpsampleBicubic2DBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=1.5, mode="bicubic"),
-                                           lambda rng: [_leaf(rng, (1, 2, 3, 4))]),
-    "UpsampleBilinear2DAaBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=0.6, mode="bilinear",
-                                                                      antialias=True),
-                                             lambda rng: [_leaf(rng, (1, 2, 5, 6))]),
-    "UpsampleBicubic2DAaBackwardBackward0": (lambda x: F.interpolate(x, scale_factor=0.6, mode="bicubic", antialias=True),
-                                            lambda rng: [_leaf(rng, (1, 2, 5, 6))]),
     "UnfoldBackwardBackward0": (lambda a: a.unfold(1, 3, 2), lambda rng: [_leaf(rng, (2, 7))]),
     "GridSampler2DBackwardBackward0": (lambda x, g: F.grid_sample(x, g, padding_mode="reflection", align_corners=False),
                                        lambda rng: [_leaf(rng, (1, 2, 3, 4)), _leaf(rng, (1, 2, 3, 2))]),
@@ -109,6 +100,25 @@ for _mode, _name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad
     for _dims in (1, 2, 3):
         SECOND_ORDER[f"{_name}{_dims}DBackwardBackward0"] = (
             _pad(_mode, _dims), lambda rng, dims=_dims: [_leaf(rng, (1, 2) + (3,) * dims)])
+
+_RESAMPLINGS = {  # each resampling's gradient op: made by interpolate in this mode, with these settings, on this input
+    "Nearest1D": ("nearest", dict(scale_factor=2.5), (1, 2, 4)),
+    "Nearest2D": ("nearest", dict(size=(5, 3)), (1, 2, 3, 4)),
+    "Nearest3D": ("nearest", dict(scale_factor=1.5), (1, 2, 2, 3, 3)),
+    "NearestExact1D": ("nearest-exact", dict(size=7), (1, 2, 4)),
+    "NearestExact2D": ("nearest-exact", dict(scale_factor=1.5), (1, 2, 3, 4)),
+    "NearestExact3D": ("nearest-exact", dict(scale_factor=0.7), (1, 2, 3, 3, 4)),
+    "Linear1D": ("linear", dict(scale_factor=1.7, align_corners=True), (1, 2, 4)),
+    "Bilinear2D": ("bilinear", dict(scale_factor=2), (1, 2, 3, 4)),
+    "Trilinear3D": ("trilinear", dict(size=(3, 4, 2)), (1, 2, 2, 3, 3)),
+    "Bicubic2D": ("bicubic", dict(scale_factor=1.5), (1, 2, 3, 4)),
+    "Bilinear2DAa": ("bilinear", dict(scale_factor=0.6, antialias=True), (1, 2, 5, 6)),
+    "Bicubic2DAa": ("bicubic", dict(scale_factor=0.6, antialias=True), (1, 2, 5, 6)),
+}
+for _kind, (_mode, _options, _shape) in _RESAMPLINGS.items():
+    SECOND_ORDER[f"Upsample{_kind}BackwardBackward0"] = (
+        lambda x, mode=_mode, options=_options: F.interpolate(x, mode=mode, **options),
+        lambda rng, shape=_shape: [_leaf(rng, shape)])
 
 # The ops test_formulas.py builds with inputs of their own, here on inputs gradcheck can perturb.
 OWN_INPUTS = {
