@@ -205,7 +205,7 @@ KNOWN: list[KnownDifference] = [
         "infinite x) its loss is inf and its gradient NaN (inf / inf) where autograd_lab's are -y x and -y: soft "
         "margin losses of tensors holding an infinity or values above 700 are not generated", "deliberate",
         avoid=lambda gen, step, facts: step == "nn_layer" and "soft_margin_loss" in facts.get("text", "")
-        and not bool((gen.tensor(facts["name"]).abs() < 700).all())),
+        and not bool((gen.tensor(facts["name"]).detach().abs() < 700).all())),
     KnownDifference(
         "infinities through a normalisation or a bilinear form", "not generated",
         "layer_norm (group_norm, instance_norm, batch_norm, rms_norm, normalize) and bilinear where an infinity is "
